@@ -1,0 +1,1 @@
+"""Bots for Sixty-Six behind one interface (see ``agents.base``)."""

@@ -1,0 +1,102 @@
+"""Cards of Sixty-Six: ids, names, points and ranks (RULES.md section 1).
+
+This module is the single source of truth for card constants. A card id is
+``6 * suit + rank`` with suits clubs, spades, hearts, diamonds (0-3) and ranks
+9, J, Q, K, 10, A (0-5); so a higher id within one suit is a higher card.
+Sets of cards are 24-bit integers (bit ``c`` set when card ``c`` is present):
+that keeps engine state small and cheap to copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+N_CARDS = 24
+N_SUITS = 4
+SUIT_LETTERS = "CSHD"
+RANK_LETTERS = "9JQKTA"
+SUIT_NAMES = ("clubs", "spades", "hearts", "diamonds")
+RANK_NAMES = ("nine", "jack", "queen", "king", "ten", "ace")
+
+NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
+RANK_POINTS = (0, 2, 3, 4, 10, 11)
+POINTS: tuple[int, ...] = tuple(RANK_POINTS[c % 6] for c in range(N_CARDS))
+TOTAL_POINTS = 120
+LAST_TRICK_BONUS = 10
+FULL_DECK = (1 << N_CARDS) - 1
+
+SUIT_MASKS: tuple[int, ...] = tuple(0b111111 << (6 * s) for s in range(N_SUITS))
+CARD_NAMES: tuple[str, ...] = tuple(
+    RANK_LETTERS[c % 6] + SUIT_LETTERS[c // 6] for c in range(N_CARDS)
+)
+_NAME_TO_ID = {name: c for c, name in enumerate(CARD_NAMES)}
+
+
+def suit_of(card: int) -> int:
+    return card // 6
+
+
+def rank_of(card: int) -> int:
+    return card % 6
+
+
+def make_card(suit: int, rank: int) -> int:
+    return 6 * suit + rank
+
+
+def card_id(card: int | str) -> int:
+    """Parse a card given as its id (0-23) or its name (``"TH"``, ``"9d"``).
+
+    Raises ``ValueError`` for anything else, so bad input fails at the API.
+    """
+    if isinstance(card, bool):
+        raise ValueError(f"not a card: {card!r}")
+    if isinstance(card, int) or (hasattr(card, "__index__") and not isinstance(card, str)):
+        c = int(card)
+        if 0 <= c < N_CARDS:
+            return c
+        raise ValueError(f"card id {c} out of range 0-23")
+    if isinstance(card, str):
+        c = _NAME_TO_ID.get(card.strip().upper())
+        if c is None:
+            raise ValueError(
+                f"unknown card name {card!r}: expected rank 9 J Q K T A then suit C S H D, e.g. 'TH'"
+            )
+        return c
+    raise ValueError(f"not a card: {card!r} (give an id 0-23 or a name like 'TH')")
+
+
+def card_name(card: int) -> str:
+    return CARD_NAMES[card_id(card)]
+
+
+def parse_cards(cards: Iterable[int | str]) -> list[int]:
+    """Parse a sequence of cards (ids or names) into ids."""
+    if isinstance(cards, (str, bytes)):
+        raise ValueError(f"expected a list of cards, got the string {cards!r}")
+    return [card_id(c) for c in cards]
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def cards_of(mask: int) -> list[int]:
+    """Card ids in a bitmask, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def names_of(mask: int) -> list[str]:
+    return [CARD_NAMES[c] for c in cards_of(mask)]
+
+
+def points_of(mask: int) -> int:
+    return sum(POINTS[c] for c in cards_of(mask))
