@@ -6,6 +6,8 @@ Actions are plain ints; legal sets are 32-bit masks (bit ``a`` set when action
 
 from __future__ import annotations
 
+import operator
+
 from .cards import CARD_NAMES, N_CARDS, SUIT_LETTERS, card_id
 
 N_ACTIONS = 32
@@ -23,7 +25,8 @@ ACTION_NAMES: tuple[str, ...] = (
     + tuple(f"marriage {s}" for s in SUIT_LETTERS)
     + ("exchange", "close", "declare", "continue")
 )
-_NAME_TO_ACTION = {name: a for a, name in enumerate(ACTION_NAMES)}
+# Lower-case keys: parse_action is case-insensitive ("marriage h", "Play TH").
+_NAME_TO_ACTION = {name.lower(): a for a, name in enumerate(ACTION_NAMES)}
 
 
 def action_name(action: int) -> str:
@@ -48,10 +51,10 @@ def parse_action(action: int | str) -> int:
     if isinstance(action, bool):
         raise ValueError(f"not an action: {action!r}")
     try:
-        a = int(action)
-    except (TypeError, ValueError):
+        a = operator.index(action)  # ints and numpy integers, not floats
+    except TypeError:
         raise ValueError(f"not an action: {action!r}") from None
-    if a != action or not 0 <= a < N_ACTIONS:
+    if not 0 <= a < N_ACTIONS:
         raise ValueError(f"action {action!r} out of range 0-31")
     return a
 

@@ -27,12 +27,16 @@ Typical use::
         state.apply(rng.choice(state.legal_actions()))
     state.result  # DealResult(winner=..., game_points=..., reason=...)
 
+    # a fixed deal played by action names (tests, puzzles)
+    fixed_deal(hands, talon, dealer=1).play("AC", "9C", "continue", "marriage H")
+
 The engine knows nothing about environments, numpy or what a player may see;
 ``knowledge.py`` derives a player's view from a state.
 """
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -46,6 +50,7 @@ from .actions import (
     N_ACTIONS,
     action_name,
     actions_of,
+    parse_action,
 )
 from .cards import (
     CARD_NAMES,
@@ -190,7 +195,13 @@ class State:
 
     # ----------------------------------------------------------------- basics
     def clone(self) -> State:
-        """An independent copy (lists are copied, the talon tuple shared)."""
+        """An independent copy.
+
+        The lists that change every trick are copied; ``shown``, ``known``,
+        ``void`` and ``match_scores`` change rarely, so the engine replaces
+        them instead of mutating them, and a clone may share them (one reason
+        attributes are read-only for callers). Search bots clone constantly.
+        """
         s = State.__new__(State)
         s.hands = self.hands[:]
         s.talon = self.talon
@@ -203,17 +214,17 @@ class State:
         s.tricks = self.tricks[:]
         s.won = self.won[:]
         s.played = self.played[:]
-        s.shown = self.shown[:]
+        s.shown = self.shown
         s.exchanged_by = self.exchanged_by
-        s.known = self.known[:]
-        s.void = self.void[:]
+        s.known = self.known
+        s.void = self.void
         s.window = self.window
         s.to_act = self.to_act
         s.lead_card = self.lead_card
         s.marriage_suit = self.marriage_suit
         s.can_declare = self.can_declare
         s.dealer = self.dealer
-        s.match_scores = self.match_scores[:]
+        s.match_scores = self.match_scores
         s.result = self.result
         return s
 
@@ -321,9 +332,21 @@ class State:
         not legal here.
         """
         mask = self.legal_mask()
-        if not isinstance(action, int) or not 0 <= action < N_ACTIONS or not (mask >> action) & 1:
+        a = action if type(action) is int else _as_int(action)
+        if not 0 <= a < N_ACTIONS or not (mask >> a) & 1:
             raise ValueError(self._illegal_message(action, mask))
-        self.apply_unchecked(action)
+        self.apply_unchecked(a)
+
+    def play(self, *actions: int | str) -> State:
+        """Apply actions given as ids or names (``"TH"``, ``"marriage H"``,
+        ``"close"``, ``"continue"``...), each checked; returns ``self``.
+
+        Readable scripts for tests, puzzles and examples:
+        ``fixed_deal(...).play("AC", "9C", "continue")``.
+        """
+        for action in actions:
+            self.apply(parse_action(action) if isinstance(action, str) else action)
+        return self
 
     def _illegal_message(self, action: Any, mask: int) -> str:
         if self.window == OVER:
@@ -356,8 +379,8 @@ class State:
                 self.marriage_suit = -1
             elif action < EXCHANGE:
                 suit = action - MARRIAGE
-                self.shown[p] |= 1 << suit
-                self.known[p] |= KQ[suit]
+                self.shown = _with_bits(self.shown, p, 1 << suit)
+                self.known = _with_bits(self.known, p, KQ[suit])
                 self.marriage_suit = suit
                 self.can_declare = True
             elif action == EXCHANGE:
@@ -391,48 +414,47 @@ class State:
     def _follow(self, p: int, card: int) -> None:
         lead = self.lead_card
         bit = 1 << card
-        self.hands[p] ^= bit
+        hands = self.hands
+        hands[p] ^= bit
         self.played[p] |= bit
-        trump = self.trump
         lead_suit = lead // 6
         suit = card // 6
         if suit == lead_suit:
-            follower_wins = card > lead
+            winner = p if card > lead else 1 - p
         else:
-            follower_wins = suit == trump
-        if self.closed_by >= 0 or not self.stock:
+            winner = p if suit == self.trump else 1 - p
+        phase1 = self.closed_by < 0 and self.stock
+        if not phase1:
             # Phase 2: the duty to follow, beat and trump reveals voids.
             if suit != lead_suit:
                 v = SUIT_MASKS[lead_suit]
-                if suit != trump:
-                    v |= SUIT_MASKS[trump]
-                self.void[p] |= v
+                if suit != self.trump:
+                    v |= SUIT_MASKS[self.trump]
+                self.void = _with_bits(self.void, p, v)
             elif card < lead:
-                self.void[p] |= HIGHER[lead]
-        winner = p if follower_wins else 1 - p
+                self.void = _with_bits(self.void, p, HIGHER[lead])
         self.points[winner] += POINTS[lead] + POINTS[card]
         self.tricks[winner] += 1
         self.won[winner] |= bit | (1 << lead)
         self.lead_card = -1
         self.can_declare = True
         self.to_act = winner
-        if not self.hands[winner]:
-            if self.closed_by >= 0:
-                self.window = FINAL
-            else:
-                self.points[winner] += LAST_TRICK_BONUS
-                self._end_by_score()
-        elif self.closed_by < 0 and self.stock:
+        if phase1:
             self.window = DRAW
-        else:
+        elif hands[winner]:
             self.window = LEAD
+        elif self.closed_by >= 0:
+            self.window = FINAL
+        else:
+            self.points[winner] += LAST_TRICK_BONUS
+            self._end_by_score()
 
     def _draw(self, p: int) -> None:
         i = TALON_SIZE - self.stock
         self.hands[p] |= 1 << self.talon[i]
         if self.stock == 2:
             self.hands[1 - p] |= 1 << self.trump_card
-            self.known[1 - p] |= 1 << self.trump_card
+            self.known = _with_bits(self.known, 1 - p, 1 << self.trump_card)
         else:
             self.hands[1 - p] |= 1 << self.talon[i + 1]
         self.stock -= 2
@@ -440,7 +462,7 @@ class State:
     def _exchange(self, p: int) -> None:
         nine = 6 * self.trump
         self.hands[p] ^= (1 << nine) | (1 << self.trump_card)
-        self.known[p] |= 1 << self.trump_card
+        self.known = _with_bits(self.known, p, 1 << self.trump_card)
         self.trump_card = nine
         self.exchanged_by = p
 
@@ -479,7 +501,9 @@ class State:
         self.lead_card = -1
         self.result = DealResult(winner, game_points, reason, (self.score(0), self.score(1)))
         if winner is not None:
-            self.match_scores[winner] += game_points
+            scores = self.match_scores[:]  # replaced, not mutated: clones share it
+            scores[winner] += game_points
+            self.match_scores = scores
 
     # ---------------------------------------------------------------- display
     def __repr__(self) -> str:
@@ -491,6 +515,42 @@ class State:
             f"scores=({self.score(0)}, {self.score(1)}), tricks={self.tricks}, "
             f"match={self.match_scores}, result={self.result})"
         )
+
+
+def _with_bits(pair: list[int], p: int, bits: int) -> list[int]:
+    """A copy of ``pair`` with ``bits`` set in entry ``p`` (copy on write)."""
+    out = pair[:]
+    out[p] |= bits
+    return out
+
+
+def _as_int(action: Any) -> int:
+    """An int from an int-like (numpy integers too); -1 for anything else (bools, floats)."""
+    if isinstance(action, bool):
+        return -1
+    try:
+        return operator.index(action)
+    except TypeError:
+        return -1
+
+
+def _check_dealer(dealer: Any) -> int:
+    if isinstance(dealer, bool) or dealer not in (0, 1):
+        raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+    return int(dealer)
+
+
+def _check_match_scores(match_scores: Any) -> list[int]:
+    """Two game-point counts in 0..6 (a deal is only dealt while the match is on)."""
+    try:
+        n = -1 if isinstance(match_scores, (str, bytes)) else len(match_scores)
+    except TypeError:
+        n = -1
+    if n != 2:
+        raise ValueError(f"match scores must be two ints, got {match_scores!r}")
+    if any(isinstance(g, bool) or _as_int(g) != g or not 0 <= g < MATCH_TARGET for g in match_scores):
+        raise ValueError(f"match scores must be ints in 0..{MATCH_TARGET - 1}, got {list(match_scores)!r}")
+    return [int(match_scores[0]), int(match_scores[1])]
 
 
 # --------------------------------------------------------------------- dealing
@@ -515,7 +575,12 @@ def new_state(
 ) -> State:
     """A fresh deal from card ids, without validation (see :func:`fixed_deal`)."""
     s = State.__new__(State)
-    s.hands = [sum(1 << c for c in hands[0]), sum(1 << c for c in hands[1])]
+    h0 = h1 = 0
+    for c in hands[0]:
+        h0 |= 1 << c
+    for c in hands[1]:
+        h1 |= 1 << c
+    s.hands = [h0, h1]
     s.talon = tuple(talon)
     s.stock = TALON_SIZE
     s.trump_card = s.talon[-1]
@@ -548,14 +613,12 @@ def deal(
 ) -> State:
     """Shuffle and deal one deal. ``dealer`` None: chosen at random."""
     rng = make_rng(rng)
-    if dealer is None:
-        dealer = 1 if rng.random() < 0.5 else 0
-    elif dealer not in (0, 1):
-        raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+    dealer = (1 if rng.random() < 0.5 else 0) if dealer is None else _check_dealer(dealer)
     cards = list(range(N_CARDS))
     rng.shuffle(cards)
-    cards = [int(c) for c in cards]
-    return new_state((cards[0:6], cards[6:12]), cards[12:24], dealer, match_scores)
+    if type(cards[0]) is not int:  # an RNG that swapped in its own integer type
+        cards = [int(c) for c in cards]
+    return new_state((cards[0:6], cards[6:12]), cards[12:24], dealer, _check_match_scores(match_scores))
 
 
 def fixed_deal(
@@ -573,8 +636,7 @@ def fixed_deal(
     """
     from .cards import parse_cards
 
-    if dealer not in (0, 1) or isinstance(dealer, bool):
-        raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
+    dealer = _check_dealer(dealer)
     if isinstance(hands, (str, bytes)) or len(hands) != 2:
         raise ValueError(f"hands must be two lists of 6 cards, got {hands!r}")
     parsed_hands = []
@@ -594,14 +656,7 @@ def fixed_deal(
     missing = sorted(set(range(N_CARDS)) - seen)
     if missing:
         raise ValueError(f"missing cards in the deal: {', '.join(CARD_NAMES[c] for c in missing)}")
-    if isinstance(match_scores, (str, bytes)) or len(match_scores) != 2:
-        raise ValueError(f"match scores must be two ints, got {match_scores!r}")
-    for g in match_scores:
-        if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g < MATCH_TARGET:
-            raise ValueError(
-                f"match scores must be ints in 0..{MATCH_TARGET - 1}, got {list(match_scores)!r}"
-            )
-    return new_state(parsed_hands, parsed_talon, dealer, match_scores)
+    return new_state(parsed_hands, parsed_talon, dealer, _check_match_scores(match_scores))
 
 
 def next_dealer(state: State) -> int:

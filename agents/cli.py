@@ -1,0 +1,154 @@
+"""The ``sixtysix`` command: ``arena`` (compare bots) and ``replay`` (show a recorded game)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+ARENA_EPILOG = """\
+examples:
+  sixtysix arena heuristic random --games 200
+  sixtysix arena random heuristic pimc:worlds=30 --games 100 --workers 4 \\
+      --results runs/rr.jsonl --markdown runs/rr.md --json runs/rr.json --png runs/rr.png
+  sixtysix arena heuristic random --games 100 --results runs/rr.jsonl --resume   # continue a killed run
+  sixtysix arena heuristic random --unit deal --games 2000 --move-time 0.5
+  python -m agents.arena heuristic random --games 50
+
+Bots are spec strings for agents.make_agent: random, heuristic, pimc:worlds=30,
+ismcts:iterations=2000, oracle (cheats: sees all cards), ppo:PATH.
+Duplicate mode (default) plays every card seed twice with the seats swapped.
+A bot that raises, plays an illegal action or overruns --move-time loses that
+game by forfeit. Results are identical for any --workers.
+"""
+
+REPLAY_EPILOG = """\
+examples:
+  sixtysix replay runs/rr.jsonl --game 0
+  sixtysix replay runs/rr.jsonl --game 7 --brief     # one line per action
+"""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an int: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {v}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sixtysix", description="Sixty-Six (Sechsundsechzig): bot arena and game replay."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    from .registry import describe_agents
+
+    a = sub.add_parser(
+        "arena", help="play bots against each other and rate them",
+        description="Head-to-head (two bots) or round robin (three or more), with statistics.",
+        epilog=ARENA_EPILOG + "\n" + describe_agents(), formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    a.add_argument("bots", nargs="+", metavar="BOT", help="bot specs (at least two)")
+    a.add_argument("--games", type=_positive_int, default=100, help="games per pairing (default 100)")
+    a.add_argument("--unit", choices=("match", "deal"), default="match",
+                   help="a game is a match to 7 (default) or a single deal")
+    a.add_argument("--seed", type=int, default=0, help="master seed of the card seeds (default 0)")
+    a.add_argument("--no-duplicate", dest="duplicate", action="store_false",
+                   help="do not replay each card seed with the seats swapped")
+    a.add_argument("--workers", type=_positive_int, default=1, help="processes to play in (default 1)")
+    a.add_argument("--move-time", type=_positive_float, default=None, metavar="SECONDS",
+                   help="per-move time limit; over it the bot forfeits (default: none)")
+    a.add_argument("--results", metavar="PATH", help="JSONL file; each game appended as it ends")
+    a.add_argument("--resume", action="store_true", help="continue the run recorded in --results")
+    a.add_argument("--json", metavar="PATH", help="write the JSON summary here ('-' for stdout)")
+    a.add_argument("--markdown", metavar="PATH", help="write Markdown tables here")
+    a.add_argument("--png", metavar="PATH", help="write a chart (ratings and win-rate matrix)")
+    a.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+
+    r = sub.add_parser(
+        "replay", help="replay a recorded game move by move",
+        description="Re-run a game of an arena results file through the environment and print it.",
+        epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    r.add_argument("results", metavar="RESULTS", help="a JSONL results file written by 'sixtysix arena'")
+    r.add_argument("--game", type=int, required=True, help="game index (as in the file)")
+    r.add_argument("--brief", action="store_true", help="one line per action instead of the table picture")
+    return parser
+
+
+def _arena(args: argparse.Namespace) -> int:
+    from .arena import round_robin
+
+    if len(args.bots) < 2:
+        raise ValueError("give at least two bots")
+    if args.resume and not args.results:
+        raise ValueError("--resume needs --results PATH")
+    result = round_robin(
+        args.bots, games=args.games, unit=args.unit, seed=args.seed, duplicate=args.duplicate,
+        workers=args.workers, move_time=args.move_time, results_path=args.results, resume=args.resume,
+        progress=args.progress,
+    )
+    print(result.table())
+    summary = json.dumps(result.to_dict(), indent=2)
+    if args.json == "-":
+        print(summary)
+    elif args.json:
+        _write(args.json, summary + "\n")
+    if args.markdown:
+        _write(args.markdown, result.markdown())
+    if args.png:
+        result.plot(args.png)
+    return 0
+
+
+def _write(path: str, text: str) -> None:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .records import replay
+
+    for line in replay(args.results, args.game, board=not args.brief):
+        print(line)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``sixtysix`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "arena":
+            return _arena(args)
+        return _replay(args)
+    except BrokenPipeError:  # output piped into `head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (ValueError, OSError) as e:
+        print(f"sixtysix {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; finished games are in the results file (continue with --resume)", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,246 @@
+"""A rule-based player: what a sensible human does at each window.
+
+The rules (``rule_action``) read only what a player knows, so the same
+function drives :class:`HeuristicAgent` (on a view) and the fast playouts of
+the search bots (:func:`rollout_action`, on a determinized state):
+
+- declare as soon as the score reaches 66; a closer who would otherwise
+  lose 3 declares falsely at the end (losing 2 instead);
+- exchange the nine of trumps whenever allowed; show marriages, trumps first;
+- close when the score plus the points of sure winners makes 66 likely;
+- phase 1, following: take a ten or an ace cheaply (the ace of the suit or
+  the lowest trump), take any lead with a higher card of its suit when that
+  card is a ten or ace, otherwise throw the cheapest card, sparing trumps
+  and marriage partners; leading: the cheapest such card;
+- phase 2 with the talon closed: lead sure winners (trumps first), else the
+  cheapest card; follow with the cheapest winning card, else the cheapest.
+
+Once the talon is spent the view fixes every card (the unseen cards are the
+opponent's hand), so :class:`HeuristicAgent` plays the rest exactly with the
+solver.
+"""
+
+from __future__ import annotations
+
+from sixtysix_env.actions import CLOSE, CONTINUE, DECLARE, EXCHANGE, MARRIAGE
+from sixtysix_env.cards import ACE, POINTS, SUIT_MASKS, TEN
+from sixtysix_env.engine import (
+    CLOSE_RESPONSE,
+    DRAW,
+    FINAL,
+    FOLLOW,
+    HIGHER,
+    KQ,
+    LEAD,
+    WIN_SCORE,
+    State,
+)
+from sixtysix_env.knowledge import PlayerView, sample_state
+
+from .base import BaseAgent
+from .solver import Solver
+
+CLOSE_MARGIN = 0  # close when score + sure points + expected pickups >= 66 + margin
+PICKUP_PER_WINNER = 3  # points a sure winner is expected to pick up from the opponent
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _discard_cost(card: int, hand: int, trump: int) -> tuple[int, int, int]:
+    """Sort key for throwing a card away: cheap, non-trump, not a marriage half."""
+    suit = card // 6
+    in_marriage = (hand & KQ[suit]) == KQ[suit] and card in (6 * suit + 2, 6 * suit + 3)
+    return (suit == trump, in_marriage, POINTS[card] * 10 + card % 6)
+
+
+def masters(hand: int, outstanding: int) -> int:
+    """Cards in ``hand`` that beat every outstanding card of their suit."""
+    out = 0
+    for c in _bits(hand):
+        if not outstanding & HIGHER[c]:
+            out |= 1 << c
+    return out
+
+
+def should_close(hand: int, my_score: int, my_tricks: int, trump: int, outstanding: int) -> bool:
+    """Close when sure winners (trumps, or suits the opponent can't trump) bring 66."""
+    if my_tricks == 0:
+        return False
+    trumps = SUIT_MASKS[trump]
+    sure = masters(hand, outstanding)
+    # Non-trump masters only count when we also hold the top outstanding trumps.
+    if outstanding & trumps and not (sure & trumps):
+        sure &= trumps
+    est = my_score + sum(POINTS[c] for c in _bits(sure)) + PICKUP_PER_WINNER * sure.bit_count()
+    return est >= WIN_SCORE + CLOSE_MARGIN and (hand & trumps).bit_count() >= 2
+
+
+def rule_action(
+    *,
+    legal: int,
+    hand: int,
+    window: int,
+    lead_card: int,
+    trump: int,
+    phase2: bool,
+    me: int,
+    closed_by: int,
+    closer_opp_tricks: int,
+    my_score: int,
+    my_tricks: int,
+    outstanding: int,
+) -> int:
+    """The heuristic's action from what one player knows; ``legal`` is its mask.
+
+    ``outstanding``: cards neither in ``hand`` nor played (opponent's hand
+    plus talon), which tells sure winners.
+    """
+    if legal >> DECLARE & 1:
+        if my_score >= WIN_SCORE:
+            return DECLARE
+        if window == FINAL and closed_by == me and closer_opp_tricks == 0:
+            return DECLARE  # a false declaration costs 2, failing as closer 3
+    if legal >> EXCHANGE & 1:
+        return EXCHANGE
+    if window in (DRAW, CLOSE_RESPONSE, FINAL):
+        return CONTINUE  # close after drawing, at the lead, with a full hand
+    cards = legal & 0xFFFFFF
+    if window == LEAD:
+        marriages = (legal >> MARRIAGE) & 0xF
+        if marriages:
+            suit = trump if marriages >> trump & 1 else max(_bits(marriages))
+            return MARRIAGE + suit
+        if legal >> CLOSE & 1 and should_close(hand, my_score, my_tricks, trump, outstanding):
+            return CLOSE
+        if not phase2 and cards in KQ:  # after a marriage: lead the queen, keep the king's 4
+            return min(_bits(cards))
+        if phase2:
+            sure = masters(cards, outstanding)
+            if sure:
+                sure_trumps = sure & SUIT_MASKS[trump]
+                if sure_trumps and outstanding & SUIT_MASKS[trump]:
+                    return max(_bits(sure_trumps))
+                return max(_bits(sure), key=lambda c: (POINTS[c], c))
+        return min(_bits(cards), key=lambda c: _discard_cost(c, hand, trump))
+    if window == FOLLOW:
+        lead_suit = lead_card // 6
+        lead_is_trump = lead_suit == trump
+        winners = []
+        for c in _bits(cards):
+            s = c // 6
+            if (s == lead_suit and c > lead_card) or (s == trump and not lead_is_trump):
+                winners.append(c)
+        if phase2:
+            if winners:
+                return min(winners, key=lambda c: (c // 6 == trump, POINTS[c], c))
+            return min(_bits(cards), key=lambda c: _discard_cost(c, hand, trump))
+        if winners:
+            same = [c for c in winners if c // 6 == lead_suit]
+            high_lead = lead_card % 6 >= TEN and not lead_is_trump
+            if high_lead:
+                if same:
+                    return min(same)
+                spare = [c for c in winners if not (c % 6 in (2, 3) and hand & KQ[c // 6] == KQ[c // 6])]
+                return min(spare or winners, key=lambda c: (POINTS[c], c))
+            big = [c for c in same if c % 6 >= TEN and not lead_is_trump]
+            if big:
+                return max(big) if any(c % 6 == ACE for c in big) else min(big)
+        return min(_bits(cards), key=lambda c: _discard_cost(c, hand, trump))
+    raise ValueError(f"no rule for window {window}")
+
+
+def rollout_action(state: State) -> int:
+    """The heuristic's move for the player to act in a full state (playouts).
+
+    Uses only what that player knows, so playouts do not cheat.
+    """
+    p = state.to_act
+    hand = state.hands[p]
+    played = state.played[0] | state.played[1]
+    return rule_action(
+        legal=state.legal_mask(),
+        hand=hand,
+        window=state.window,
+        lead_card=state.lead_card,
+        trump=state.trump,
+        phase2=state.closed_by >= 0 or state.stock == 0,
+        me=p,
+        closed_by=state.closed_by,
+        closer_opp_tricks=state.closer_opp_tricks,
+        my_score=state.score(p),
+        my_tricks=state.tricks[p],
+        outstanding=0xFFFFFF & ~(hand | played),
+    )
+
+
+def view_rule_action(view: PlayerView) -> int:
+    """:func:`rule_action` for a player's view."""
+    p = view.player
+    outstanding = 0xFFFFFF & ~(view.hand | view.played[0] | view.played[1])
+    return rule_action(
+        legal=view.legal_mask,
+        hand=view.hand,
+        window=view.window,
+        lead_card=view.lead_card,
+        trump=view.trump,
+        phase2=not view.talon_open,
+        me=p,
+        closed_by=view.closed_by,
+        closer_opp_tricks=view.closer_opp_tricks,
+        my_score=view.scores[p],
+        my_tricks=view.tricks[p],
+        outstanding=outstanding,
+    )
+
+
+class HeuristicAgent(BaseAgent):
+    """Rules of thumb in phase 1 and a closed phase 2; exact once the talon is spent."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None, move_time: float | None = None) -> None:
+        super().__init__(seed, move_time)
+        self.solver = Solver()
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.solver.clear()
+
+    def act(self, view: PlayerView) -> int:
+        if not view.legal_mask:
+            raise ValueError(f"no legal action for player_{view.player}: it is not its turn")
+        if view.stock == 0 and view.window in (LEAD, FOLLOW, FINAL):
+            # Talon spent: the unseen cards are exactly the opponent's hand.
+            world = sample_state(view, self.rng)
+            action, _ = self.solver.best_action(world)
+            self.solver.clear()
+            return action
+        return view_rule_action(view)
+
+
+def obvious_action(view: PlayerView) -> int | None:
+    """A move no search needs to weigh, or None.
+
+    The only legal move; a correct declaration (declaring at once dominates
+    waiting); the exchange of the trump nine (a higher trump for the lowest);
+    showing a marriage, trumps first (20 or 40 points and a lead one was
+    going to make anyway).
+    """
+    legal = view.legal_mask
+    if legal and not legal & (legal - 1):
+        return legal.bit_length() - 1
+    if legal >> DECLARE & 1 and view.scores[view.player] >= WIN_SCORE:
+        return DECLARE
+    if legal >> EXCHANGE & 1:
+        return EXCHANGE
+    marriages = (legal >> MARRIAGE) & 0xF
+    if marriages:
+        return MARRIAGE + (view.trump if marriages >> view.trump & 1 else max(_bits(marriages)))
+    return None

@@ -1,0 +1,130 @@
+"""Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012).
+
+One tree over action histories seen from the bot's seat. Each iteration
+samples a world consistent with the view (a determinization), walks the tree
+choosing among the actions legal *in that world* by UCB with availability
+counts (a child's exploration term counts the visits in which it was
+available, not the parent's visits), adds one node, and values the leaf
+with a heuristic playout that hands over to the exact solver once the talon
+is closed or spent (:func:`agents.pimc.playout_value`). Values are game
+points scaled to [-1, 1], each node storing them for the player who moved
+into it. The most visited root action is played.
+
+Phase 1 (talon open) is where the tree search runs. Once the talon is
+closed or spent the bot plays like PIMC with the exact solver (with the
+talon spent that is exact: the view fixes every card), since exact values
+per world beat sampled playouts there. Obvious moves are played at once
+(:func:`agents.heuristic.obvious_action`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from sixtysix_env.actions import actions_of
+from sixtysix_env.engine import OVER
+from sixtysix_env.knowledge import PlayerView, sample_state
+
+from .base import BaseAgent
+from .heuristic import obvious_action
+from .pimc import PimcAgent, playout_value, solvable
+from .solver import Solver, terminal_value
+
+MAX_VALUE = 3.0  # the largest deal value, to scale rewards into [-1, 1]
+
+
+class Node:
+    """Statistics of one action history: visits, reward sum, availability."""
+
+    __slots__ = ("children", "visits", "reward", "avail", "mover")
+
+    def __init__(self, mover: int) -> None:
+        self.children: dict[int, Node] = {}
+        self.visits = 0
+        self.reward = 0.0
+        self.avail = 0
+        self.mover = mover
+
+
+class IsmctsAgent(BaseAgent):
+    """SO-ISMCTS with ``iterations`` determinized iterations per decision."""
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        move_time: float | None = None,
+        iterations: int = 400,
+        c: float = 0.7,
+        worlds: int = 24,
+    ) -> None:
+        super().__init__(seed, move_time)
+        if iterations < 1 or c < 0 or worlds < 1:
+            raise ValueError(f"need iterations >= 1, c >= 0, worlds >= 1; got {iterations}, {c}, {worlds}")
+        self.iterations = iterations
+        self.c = c
+        self.solver = Solver()
+        self._phase2 = PimcAgent(seed=seed, worlds=worlds)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._phase2.reset(seed)
+        self.solver.clear()
+
+    def act(self, view: PlayerView) -> int:
+        if not view.legal_mask:
+            raise ValueError(f"no legal action for player_{view.player}: it is not its turn")
+        a = obvious_action(view)
+        if a is not None:
+            return a
+        if not view.talon_open:
+            return self._phase2.act(view)
+        try:
+            return self._search(view)
+        finally:
+            self.solver.clear()
+
+    def _search(self, view: PlayerView) -> int:
+        me = view.player
+        root = Node(1 - me)
+        rng = self.rng
+        c = self.c
+        for _ in range(self.iterations):
+            s = sample_state(view, rng)
+            node = root
+            path = [root]
+            while s.window != OVER and not solvable(s):
+                legal = actions_of(s.legal_mask())
+                untried = [a for a in legal if a not in node.children]
+                if untried:
+                    a = untried[rng.randrange(len(untried))]
+                    child = Node(s.to_act)
+                    node.children[a] = child
+                    for b in legal:
+                        ch = node.children.get(b)
+                        if ch is not None:
+                            ch.avail += 1
+                    s.apply_unchecked(a)
+                    path.append(child)
+                    break
+                best_a, best_u = legal[0], -math.inf
+                for a in legal:
+                    ch = node.children[a]
+                    ch.avail += 1
+                    u = ch.reward / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+                    if u > best_u:
+                        best_a, best_u = a, u
+                node = node.children[best_a]
+                s.apply_unchecked(best_a)
+                path.append(node)
+            if s.window == OVER:
+                value = terminal_value(s, me)
+            else:
+                value = playout_value(s, me, self.solver)
+            r = value / MAX_VALUE
+            for n in path:
+                n.visits += 1
+                n.reward += r if n.mover == me else -r
+        legal = actions_of(view.legal_mask)
+        return max(legal, key=lambda a: (root.children[a].visits if a in root.children else -1, -a))

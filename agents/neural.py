@@ -1,0 +1,196 @@
+"""The PPO policy network and the bot that plays it (no search at play time).
+
+The policy sees exactly the environment's observation
+(:func:`sixtysix_env.observation.encode`) and outputs 32 logits, one per
+action of RULES.md section 5; illegal actions are masked to the dtype's
+minimum before the softmax. The critic used in training may see the full
+state (``encode_full``); it is never needed to play, so a shipped checkpoint
+is used here only for its policy weights.
+
+Checkpoints are plain ``torch.save`` dicts of tensors and primitive
+containers (loadable with ``weights_only=True``)::
+
+    {"format": "sixtysix-ppo", "version": 1, "obs_size": int,
+     "config": {...}, "policy": state_dict, "critic": state_dict, ...}
+
+``train.py`` adds optimizer state, step counters and RNG states for resuming.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from sixtysix_env.actions import N_ACTIONS
+from sixtysix_env.knowledge import PlayerView
+from sixtysix_env.observation import OBS_SIZE, encode
+
+from .base import BaseAgent
+
+CHECKPOINT_FORMAT = "sixtysix-ppo"
+CHECKPOINT_VERSION = 1
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "ppo_default.pt"
+
+
+def mlp(in_size: int, hidden: Sequence[int], out_size: int, out_gain: float) -> nn.Sequential:
+    """ReLU MLP with orthogonal init (CleanRL's ``layer_init``); a small
+    ``out_gain`` makes the initial policy near uniform over legal actions."""
+    layers: list[nn.Module] = []
+    size = in_size
+    for h in hidden:
+        lin = nn.Linear(size, h)
+        nn.init.orthogonal_(lin.weight, np.sqrt(2))
+        nn.init.zeros_(lin.bias)
+        layers += [lin, nn.ReLU()]
+        size = h
+    out = nn.Linear(size, out_size)
+    nn.init.orthogonal_(out.weight, out_gain)
+    nn.init.zeros_(out.bias)
+    layers.append(out)
+    return nn.Sequential(*layers)
+
+
+class PolicyNet(nn.Module):
+    """Observation -> 32 action logits (unmasked)."""
+
+    def __init__(self, obs_size: int = OBS_SIZE, hidden: Sequence[int] = (256, 256)) -> None:
+        super().__init__()
+        self.obs_size = obs_size
+        self.hidden = tuple(int(h) for h in hidden)
+        self.net = mlp(obs_size, self.hidden, N_ACTIONS, 0.01)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.net(obs)
+
+
+class ValueNet(nn.Module):
+    """Critic input (the observation, or the full state) -> value in game points."""
+
+    def __init__(self, in_size: int, hidden: Sequence[int] = (256, 256)) -> None:
+        super().__init__()
+        self.net = mlp(in_size, tuple(int(h) for h in hidden), 1, 1.0)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x).squeeze(-1)
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Illegal logits set to the dtype's minimum: probability exactly 0, but
+    finite, so entropy and log-prob stay free of NaN (``-inf * 0``)."""
+    return torch.where(mask, logits, torch.finfo(logits.dtype).min)
+
+
+def masked_distribution(logits: torch.Tensor, mask: torch.Tensor) -> torch.distributions.Categorical:
+    """The categorical policy over legal actions only (``mask`` bool, same shape)."""
+    return torch.distributions.Categorical(logits=masked_logits(logits, mask))
+
+
+# ------------------------------------------------------------------ checkpoints
+def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
+    """Read and validate a checkpoint; any problem is a ``ValueError`` naming the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"checkpoint {path} does not exist")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # corrupt, truncated, or not a torch file at all
+        raise ValueError(f"checkpoint {path} is corrupt or not a sixtysix PPO checkpoint: {e}") from None
+    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"checkpoint {path} is not a sixtysix PPO checkpoint (bad format)")
+    if ckpt.get("version") != CHECKPOINT_VERSION:
+        raise ValueError(f"checkpoint {path} has version {ckpt.get('version')!r}, not {CHECKPOINT_VERSION}")
+    if ckpt.get("obs_size") != OBS_SIZE:
+        raise ValueError(
+            f"checkpoint {path} was trained on observations of size {ckpt.get('obs_size')!r}, "
+            f"this version encodes {OBS_SIZE}: retrain it"
+        )
+    for key in ("policy", "config"):
+        if not isinstance(ckpt.get(key), dict):
+            raise ValueError(f"checkpoint {path} lacks its {key!r} entry")
+    return ckpt
+
+
+def policy_from_checkpoint(ckpt: dict[str, Any], path: str | os.PathLike = "<memory>") -> PolicyNet:
+    """Rebuild the policy network stored in a (validated) checkpoint."""
+    hidden = ckpt["config"].get("hidden", [256, 256])
+    net = PolicyNet(OBS_SIZE, hidden)
+    try:
+        net.load_state_dict(ckpt["policy"])
+    except (RuntimeError, KeyError) as e:
+        raise ValueError(f"checkpoint {path}: policy weights do not fit hidden={hidden}: {e}") from None
+    return net
+
+
+def save_atomic(obj: dict[str, Any], path: str | os.PathLike) -> None:
+    """``torch.save`` to a temp file then ``os.replace``: a killed run never
+    leaves a half-written checkpoint behind."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------- the bot
+class PPOAgent(BaseAgent):
+    """Plays a trained policy network: one forward pass per decision, no search.
+
+    ``greedy=True`` picks the most probable legal action; otherwise it samples
+    from the masked policy with the agent's own RNG (reseeded by ``reset``).
+    The forward pass runs in numpy on a copy of the weights, which is several
+    times faster than torch for a single observation and thread-free.
+    """
+
+    def __init__(self, policy: PolicyNet, *, greedy: bool = True, seed: int | None = None,
+                 name: str = "ppo") -> None:
+        super().__init__(seed)
+        self.name = name
+        self.greedy = greedy
+        self.np_rng = np.random.default_rng(seed)
+        self.layers: list[tuple[np.ndarray, np.ndarray]] = [
+            (m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
+            for m in policy.net
+            if isinstance(m, nn.Linear)
+        ]
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.np_rng = np.random.default_rng(seed)
+
+    def logits(self, view: PlayerView) -> np.ndarray:
+        """Unmasked logits for ``view`` (float32, shape (32,))."""
+        x = encode(view)
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            x = x @ w + b
+            if i < last:
+                np.maximum(x, 0.0, out=x)
+        return x
+
+    def act(self, view: PlayerView) -> int:
+        legal = view.legal_mask
+        if not legal:
+            raise ValueError(f"player_{view.player} has no legal action in this view (not its turn?)")
+        mask = np.array([(legal >> a) & 1 for a in range(N_ACTIONS)], dtype=bool)
+        z = np.where(mask, self.logits(view).astype(np.float64), -np.inf)
+        if self.greedy:
+            return int(np.argmax(z))
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        return int(self.np_rng.choice(N_ACTIONS, p=p))
+
+
+def load_ppo_agent(path: str | os.PathLike | None = None, seed: int | None = None, *,
+                   greedy: bool = True) -> PPOAgent:
+    """A :class:`PPOAgent` from a checkpoint file; ``None``: the shipped
+    :data:`DEFAULT_CHECKPOINT`. Bad files raise ``ValueError`` naming them."""
+    path = DEFAULT_CHECKPOINT if path is None else Path(path)
+    ckpt = load_checkpoint(path)
+    name = "ppo" if path == DEFAULT_CHECKPOINT else f"ppo:{path}"
+    return PPOAgent(policy_from_checkpoint(ckpt, path), greedy=greedy, seed=seed, name=name)

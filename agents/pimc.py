@@ -1,0 +1,122 @@
+"""Perfect-information Monte Carlo (PIMC): average over sampled worlds.
+
+For each decision the bot samples ``worlds`` full states consistent with its
+view (:func:`sixtysix_env.knowledge.sample_state`), values every candidate
+action in every world, and plays the best average. Valuing an action in one
+world:
+
+- talon closed or spent: the exact solver (:mod:`agents.solver`);
+- talon open: a small minimax over the next ``depth`` decisions of both
+  players, whose leaves are heuristic playouts (both sides play
+  :func:`agents.heuristic.rollout_action`, which reads no hidden card) that
+  hand over to the exact solver as soon as the talon is closed or spent.
+
+Once the talon is spent the view fixes every card, so one world is exact.
+Moves no search needs (a correct declaration, the exchange, a marriage, a
+single legal move) are played at once (:func:`agents.heuristic.obvious_action`).
+PIMC is known to overrate information it will not have ("strategy fusion");
+here that mostly makes closing look better than it is, hence the small
+``close_margin`` a close must win by.
+"""
+
+from __future__ import annotations
+
+from sixtysix_env.actions import CLOSE, DECLARE, actions_of
+from sixtysix_env.engine import CLOSE_RESPONSE, LEAD, OVER, State
+from sixtysix_env.knowledge import PlayerView, sample_state
+
+from .base import BaseAgent
+from .heuristic import obvious_action, rollout_action
+from .solver import Solver, is_phase2, terminal_value
+
+CLOSE_MARGIN = 0.1  # game points a close must beat the alternatives by, per world on average
+
+
+def solvable(state: State) -> bool:
+    """The fast exact solver applies (phase 2, in a window it handles directly)."""
+    w = state.window
+    return is_phase2(state) and w != CLOSE_RESPONSE and not (w == LEAD and state.marriage_suit >= 0)
+
+
+def playout_value(state: State, player: int, solver: Solver) -> int:
+    """Value for ``player``: heuristic play until the solver can take over.
+
+    Mutates ``state`` (pass a clone).
+    """
+    s = state
+    while True:
+        if s.window == OVER:
+            return terminal_value(s, player)
+        if solvable(s):
+            v = solver.solve(s)
+            return v if s.to_act == player else -v
+        s.apply_unchecked(rollout_action(s))
+
+
+def search_value(state: State, player: int, solver: Solver, depth: int) -> float:
+    """Minimax over ``depth`` more decisions, playouts below; value for ``player``."""
+    if state.window == OVER:
+        return terminal_value(state, player)
+    if solvable(state):
+        v = solver.solve(state)
+        return v if state.to_act == player else -v
+    if depth <= 0:
+        return playout_value(state.clone(), player, solver)
+    maximize = state.to_act == player
+    best = -4.0 if maximize else 4.0
+    for a in actions_of(state.legal_mask()):
+        child = state.clone()
+        child.apply_unchecked(a)
+        v = search_value(child, player, solver, depth - 1)
+        if (v > best) if maximize else (v < best):
+            best = v
+    return best
+
+
+class PimcAgent(BaseAgent):
+    """PIMC over ``worlds`` sampled worlds (see the module docstring)."""
+
+    name = "pimc"
+
+    def __init__(
+        self, seed: int | None = None, move_time: float | None = None, worlds: int = 24, depth: int = 1
+    ) -> None:
+        super().__init__(seed, move_time)
+        if worlds < 1 or depth < 0:
+            raise ValueError(f"worlds must be >= 1 and depth >= 0, got {worlds}, {depth}")
+        self.worlds = worlds
+        self.depth = depth
+        self.solver = Solver()
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.solver.clear()
+
+    def act(self, view: PlayerView) -> int:
+        if not view.legal_mask:
+            raise ValueError(f"no legal action for player_{view.player}: it is not its turn")
+        a = obvious_action(view)
+        if a is not None:
+            return a
+        try:
+            return self._search(view)
+        finally:
+            self.solver.clear()
+
+    def _search(self, view: PlayerView) -> int:
+        me = view.player
+        n = 1 if view.stock == 0 else self.worlds
+        legal = actions_of(view.legal_mask)
+        totals = dict.fromkeys(legal, 0.0)
+        for _ in range(n):
+            world = sample_state(view, self.rng)
+            if solvable(world):
+                for a, v in self.solver.action_values(world).items():
+                    totals[a] += v
+                continue
+            for a in legal:
+                child = world.clone()
+                child.apply_unchecked(a)
+                totals[a] += search_value(child, me, self.solver, self.depth - 1)
+        margin = CLOSE_MARGIN * n
+        return max(legal, key=lambda a: (totals[a] - (margin if a == CLOSE else 0), a == DECLARE, -a))

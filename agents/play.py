@@ -1,0 +1,289 @@
+"""Play one game between two bots through the PettingZoo environment.
+
+:func:`play_game` is the only place bots meet the environment in the arena,
+so whatever the arena measures is what users of ``sixtysix_env.env()`` get.
+It also enforces fair play (RULES.md section 4.4): a bot that raises, returns
+an illegal action or overruns the per-move time limit loses the match at
+once by forfeit, and the :class:`GameRecord` says who and why.
+
+Time limits: the bot's ``act`` call is timed with ``time.perf_counter``; a
+move that took longer than ``move_time`` is forfeited when it returns
+(measure-and-forfeit). On Unix, when called from the main thread (which is
+true in arena worker processes), a ``SIGALRM`` interval timer additionally
+interrupts a bot still thinking at the deadline, so a bot stuck in a Python
+loop cannot hang the arena. The alarm raises :class:`MoveTimeout`, a
+``BaseException``, so a bot's ``except Exception`` cannot swallow it. Code
+that never returns to the Python interpreter (a long C call) is only caught
+when it returns. Timeouts depend on machine load, so runs with a
+``move_time`` are reproducible only as long as no bot comes near its limit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from sixtysix_env.actions import N_ACTIONS, action_name
+
+from .base import Agent
+
+UNITS = ("match", "deal")
+AGENT_IDS = ("player_0", "player_1")
+TIMEOUT, EXCEPTION, ILLEGAL = "timeout", "exception", "illegal"
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from any parts, stable across runs, platforms and Python versions."""
+    digest = hashlib.blake2b(":".join(map(str, parts)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+@dataclass
+class GameRecord:
+    """One finished game (a match to 7, or a single deal), seat by seat.
+
+    ``winner`` is the winning seat (0/1) or None for a drawn single deal;
+    ``deals`` lists every completed deal as ``{"winner", "game_points",
+    "reason", "scores"}``; ``forfeit`` is None or ``{"seat", "reason",
+    "detail"}`` with reason "timeout", "exception" or "illegal" (the deal in
+    progress at a forfeit is not in ``deals``). ``actions`` is every action
+    applied in order (empty with ``record=False``), enough to replay the game
+    from ``seed``.
+    """
+
+    seed: int
+    unit: str
+    players: tuple[str, str]
+    agent_seeds: tuple[int, int]
+    winner: int | None = None
+    match_score: tuple[int, int] = (0, 0)
+    deals: list[dict[str, Any]] = field(default_factory=list)
+    forfeit: dict[str, Any] | None = None
+    actions: list[int] = field(default_factory=list)
+    moves: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (shares the ``deals`` dicts and ``actions`` list; by hand, as
+        ``dataclasses.asdict`` deep-copies and cost 20% of an arena run)."""
+        return {
+            "seed": self.seed,
+            "unit": self.unit,
+            "players": list(self.players),
+            "agent_seeds": list(self.agent_seeds),
+            "winner": self.winner,
+            "match_score": list(self.match_score),
+            "deals": self.deals,
+            "forfeit": self.forfeit,
+            "actions": self.actions,
+            "moves": self.moves,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GameRecord:
+        return cls(
+            seed=d["seed"],
+            unit=d["unit"],
+            players=tuple(d["players"]),  # type: ignore[arg-type]
+            agent_seeds=tuple(d["agent_seeds"]),  # type: ignore[arg-type]
+            winner=d["winner"],
+            match_score=tuple(d["match_score"]),  # type: ignore[arg-type]
+            deals=list(d["deals"]),
+            forfeit=d["forfeit"],
+            actions=list(d.get("actions", [])),
+            moves=d.get("moves", 0),
+        )
+
+
+class MoveTimeout(BaseException):
+    """Raised inside a bot's ``act`` by the move-time alarm."""
+
+
+# True only while a bot's act() runs: an alarm delivered late (after act
+# returned) is then ignored instead of escaping from play_game; the measured
+# time still forfeits that move.
+_ARMED = [False]
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    if _ARMED[0]:
+        _ARMED[0] = False
+        raise MoveTimeout()
+
+
+def _can_alarm() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+def make_env(unit: str = "match", **kwargs: Any) -> Any:
+    """The wrapped PettingZoo env for a game unit ("match" or "deal")."""
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    from sixtysix_env.aec import env
+
+    return env(episode=unit, **kwargs)
+
+
+def _deal_dict(result: dict[str, Any]) -> dict[str, Any]:
+    """The env's ``infos[...]["deal_result"]`` with seats as 0/1 (compact in JSON)."""
+    winner = result["winner"]
+    scores = result.get("scores") or {}
+    return {
+        "winner": None if winner is None else AGENT_IDS.index(winner),
+        "game_points": int(result["game_points"]),
+        "reason": result["reason"],
+        "scores": [int(scores.get(a, 0)) for a in AGENT_IDS],
+    }
+
+
+def play_game(
+    agent_0: Agent,
+    agent_1: Agent,
+    seed: int,
+    unit: str = "match",
+    move_time: float | None = None,
+    record: bool = True,
+    *,
+    agent_seeds: tuple[int, int] | None = None,
+    env: Any = None,
+) -> GameRecord:
+    """Play one game, ``agent_0`` as player_0 and ``agent_1`` as player_1.
+
+    ``seed`` fixes the cards (the env's ``reset(seed=...)``); bots are reset
+    with ``agent_seeds`` (default: derived from ``seed`` and the seat).
+    ``move_time`` is the per-move limit in seconds (None: no limit). Pass a
+    reusable ``env`` made by :func:`make_env` for the same ``unit`` to save
+    its construction per game.
+    """
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    if move_time is not None and not move_time > 0:
+        raise ValueError(f"move_time must be positive seconds or None, got {move_time!r}")
+    agents = (agent_0, agent_1)
+    if agent_seeds is None:
+        agent_seeds = (derive_seed(seed, "seat", 0), derive_seed(seed, "seat", 1))
+    rec = GameRecord(
+        seed=seed,
+        unit=unit,
+        players=(str(agent_0.name), str(agent_1.name)),
+        agent_seeds=(int(agent_seeds[0]), int(agent_seeds[1])),
+    )
+    if env is None:
+        env = make_env(unit)
+    for agent, s in zip(agents, agent_seeds, strict=True):
+        agent.reset(s)
+    env.reset(seed=seed)
+    raw = env.unwrapped
+    needs_state = tuple(bool(getattr(a, "requires_state", False)) for a in agents)
+    alarm = move_time is not None and _can_alarm()
+    if not alarm:
+        _loop(env, raw, agents, needs_state, rec, move_time, alarm, record)
+        return rec
+    # Borrow SIGALRM; give back the caller's handler and timer (e.g. pytest-timeout's) after.
+    started = time.monotonic()
+    old_handler = signal.signal(signal.SIGALRM, _on_alarm)
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, 0)
+    try:
+        _loop(env, raw, agents, needs_state, rec, move_time, alarm, record)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_handler)
+        if old_delay > 0:
+            left = max(old_delay - (time.monotonic() - started), 1e-3)
+            signal.setitimer(signal.ITIMER_REAL, left, old_interval)
+    return rec
+
+
+def _loop(
+    env: Any,
+    raw: Any,
+    agents: tuple[Agent, Agent],
+    needs_state: tuple[bool, bool],
+    rec: GameRecord,
+    move_time: float | None,
+    alarm: bool,
+    record: bool,
+) -> None:
+    actions = rec.actions
+    deals = rec.deals
+    last_deal: Any = None
+    perf = time.perf_counter
+    while True:
+        name = raw.agent_selection
+        if raw.terminations[name] or raw.truncations[name]:
+            break
+        seat = 0 if name == "player_0" else 1
+        v = raw.view(name)
+        agent = agents[seat]
+        kwargs = {"state": raw.game_state} if needs_state[seat] else {}
+        start = perf()
+        try:
+            try:
+                if alarm:
+                    _ARMED[0] = True
+                    signal.setitimer(signal.ITIMER_REAL, move_time)
+                action = agent.act(v, **kwargs)
+            finally:
+                _ARMED[0] = False
+                if alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+        except MoveTimeout:
+            _forfeit(rec, seat, TIMEOUT, f"no move within {move_time}s", raw)
+            return
+        except Exception as e:  # noqa: BLE001 - any bot crash is a forfeit
+            _forfeit(rec, seat, EXCEPTION, f"{type(e).__name__}: {e}", raw)
+            return
+        if move_time is not None:
+            took = perf() - start
+            if took > move_time:
+                _forfeit(rec, seat, TIMEOUT, f"took {took:.3f}s, limit {move_time}s", raw)
+                return
+        try:
+            a = operator.index(action)
+        except TypeError:
+            _forfeit(rec, seat, ILLEGAL, f"returned {action!r}, not an action id", raw)
+            return
+        if not (0 <= a < N_ACTIONS and (v.legal_mask >> a) & 1):
+            what = f"{a} ({action_name(a)})" if 0 <= a < N_ACTIONS else str(a)
+            _forfeit(rec, seat, ILLEGAL, f"illegal action {what}", raw)
+            return
+        env.step(a)
+        rec.moves += 1
+        if record:
+            actions.append(a)
+        info = raw.infos["player_0"]
+        if info:  # the env replaces infos when a deal ends; "deal" is that deal's index
+            k = info.get("deal")
+            if k is not None and k != last_deal:
+                last_deal = k
+                deals.append(_deal_dict(info["deal_result"]))
+    _finish(rec, raw)
+
+
+def _match_score(raw: Any) -> tuple[int, int]:
+    ms = raw.game_state.match_scores
+    return (int(ms[0]), int(ms[1]))
+
+
+def _finish(rec: GameRecord, raw: Any) -> None:
+    if rec.unit == "deal":
+        last = rec.deals[-1] if rec.deals else None
+        rec.winner = last["winner"] if last else None
+        score = [0, 0]
+        if last and last["winner"] is not None:
+            score[last["winner"]] = last["game_points"]
+        rec.match_score = (score[0], score[1])
+    else:
+        rec.match_score = _match_score(raw)
+        rec.winner = 0 if rec.match_score[0] > rec.match_score[1] else 1
+
+
+def _forfeit(rec: GameRecord, seat: int, reason: str, detail: str, raw: Any) -> None:
+    rec.forfeit = {"seat": seat, "reason": reason, "detail": detail[:500]}
+    rec.winner = 1 - seat
+    if rec.unit == "match":
+        rec.match_score = _match_score(raw)

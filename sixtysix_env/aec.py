@@ -1,0 +1,376 @@
+"""
+# Sixty-Six (sixtysix_v0)
+
+| Creation           | `sixtysix_env.env()` or `pettingzoo.make("aec", "sixtysix_v0")` |
+|--------------------|--------------------------------------------------------------|
+| Actions            | Discrete                                                     |
+| Parallel API       | No                                                           |
+| Agents             | `agents = ['player_0', 'player_1']`                          |
+| Action Values      | Discrete(32)                                                 |
+| Observation Shape  | (312,) float32, plus a (32,) int8 action mask                |
+| Observation Values | [0, 1] bits and a few scaled counts (see `observation.py`)   |
+
+Sixty-Six (Sechsundsechzig) is a two-player trick-taking card game with 24
+cards: the first player to collect 66 card points and declare it wins the
+deal, scoring 1, 2 or 3 game points; the first to 7 game points wins the
+match. ``RULES.md`` is the full contract.
+
+### Observation Space
+
+A dict: ``'observation'`` is the observing player's information set as a
+float32 vector of ``OBS_SIZE`` = 312, relative to that player ("me"/"opp"),
+laid out in the index table of :mod:`sixtysix_env.observation`;
+``'action_mask'`` is an int8 vector of 32 with 1 for legal actions, all zeros
+for the player not to act and after the end. With ``perfect_information=True``
+a third key ``'full_observation'`` (``FULL_OBS_SIZE`` = 384) adds the
+opponent's hand and the talon order: for training critics only.
+
+### Action Space
+
+``Discrete(32)``: 0-23 play that card (id ``6 * suit + rank``), 24-27 show the
+marriage of suit 0-3, 28 exchange the trump nine, 29 close, 30 declare,
+31 continue (draw, or decline after a close). See ``actions.py``.
+
+### Rewards
+
+- ``episode="deal"``: one deal; ``+g`` to its winner and ``-g`` to the loser
+  (``g`` the game points, 1-3), ``0`` for a drawn deal.
+- ``episode="match"`` (default, to 7 game points): ``+1`` / ``-1`` at the end
+  of the match (``reward="match"``), or ``+g`` / ``-g`` after every deal
+  (``reward="game_points"``).
+- Always zero-sum. An illegal action raises ``ValueError`` naming the action
+  and the legal ones (``illegal_action="raise"``), or ends the episode with
+  ``-illegal_penalty`` for the offender and ``+illegal_penalty`` for the other
+  (``illegal_action="lose"``, like PettingZoo's TerminateIllegalWrapper).
+
+### Starting State and Seeding
+
+``reset(seed)`` starts a match; the first dealer comes from the seed and deal
+``k`` is shuffled by an RNG derived from ``(seed, k)`` only, so a seed gives
+the same card sequence whatever happens in play (duplicate matches).
+``reset(seed, options={"dealer", "hands", "talon", "scores"})`` fixes the
+first deal exactly (RULES.md section 7); every key is optional, but ``hands``
+and ``talon`` go together. Bad options raise ``ValueError``.
+
+### Infos
+
+After every deal, ``infos[agent]`` holds ``"deal_result"``
+(``{"winner": agent or None, "game_points": g, "reason": ..., "scores":
+{agent: deal score}}``), ``"match_score"`` (``{agent: game points}``) and
+``"deal"`` (the index of that deal); they stay until the next deal ends. An
+illegal action under ``illegal_action="lose"`` adds ``"illegal_action"`` to the
+offender's info.
+
+### Other API
+
+``view(agent)`` returns the agent's :class:`~sixtysix_env.knowledge.PlayerView`
+(what bots act on); ``game_state`` is the engine
+:class:`~sixtysix_env.engine.State` (for tests and the cheating oracle only).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+
+from .actions import N_ACTIONS, action_name
+from .cards import cards_of
+from .engine import State, deal, fixed_deal, next_deal
+from .knowledge import PlayerView, view
+from .observation import (
+    FULL_OBS_HIGH,
+    FULL_OBS_LOW,
+    OBS_HIGH,
+    OBS_LOW,
+    encode_full,
+    encode_with_mask,
+)
+
+AGENTS = ("player_0", "player_1")
+EPISODES = ("match", "deal")
+REWARDS = ("match", "game_points")
+ILLEGAL = ("raise", "lose")
+OPTION_KEYS = frozenset({"dealer", "hands", "talon", "scores"})
+
+
+def deal_rng(seed: int | str, k: int) -> random.Random:
+    """The RNG that shuffles deal ``k`` of the match started with ``seed``.
+
+    Derived from ``(seed, k)`` only (string seeding is stable across runs and
+    platforms), so duplicate matches see the same cards however play goes.
+    """
+    return random.Random(f"sixtysix:{seed}:{k}")
+
+
+def first_deal(seed: int | str, options: dict[str, Any] | None) -> State:
+    """Deal 0 of a match: from the seed, or fixed by ``reset`` options (RULES.md section 7)."""
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a dict, got {options!r}")
+    unknown = set(options) - OPTION_KEYS
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {sorted(unknown)}; allowed: {sorted(OPTION_KEYS)}")
+    if ("hands" in options) != ("talon" in options):
+        raise ValueError("reset options 'hands' and 'talon' must be given together")
+    rng = deal_rng(seed, 0)
+    dealer = options.get("dealer")
+    if dealer is None:
+        dealer = 1 if rng.random() < 0.5 else 0
+    scores = options.get("scores", (0, 0))
+    if "hands" in options:
+        return fixed_deal(options["hands"], options["talon"], dealer, scores)
+    s = deal(rng, 0)  # the dealer does not change the cards; fixed_deal validates it and the scores
+    return fixed_deal([cards_of(s.hands[0]), cards_of(s.hands[1])], s.talon, dealer, scores)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The wrapped environment (PettingZoo convention).
+
+    Only ``OrderEnforcingWrapper``: the raw env checks actions itself (a clear
+    ``ValueError``, or the ``illegal_action="lose"`` rule), so PettingZoo's
+    AssertOutOfBounds and TerminateIllegal wrappers would only cost time.
+    """
+    return OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's wrapper with direct ``step`` and ``last``: the inherited ones
+    read attributes through ``__getattr__`` (about 15% of a random-play step)."""
+
+    def step(self, action: Any) -> None:
+        # Same checks as the parent, reading ``agents`` without ``__getattr__``.
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
+
+
+class raw_env(AECEnv, EzPickle):
+    """Sixty-Six as a PettingZoo AEC environment; see the module docstring."""
+
+    metadata = {
+        "name": "sixtysix_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        episode: str = "match",
+        reward: str | None = None,
+        illegal_action: str = "raise",
+        illegal_penalty: float = 1.0,
+        perfect_information: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        EzPickle.__init__(
+            self, episode, reward, illegal_action, illegal_penalty, perfect_information, render_mode
+        )
+        super().__init__()
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        if reward is None:
+            reward = "match" if episode == "match" else "game_points"
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS} or None, got {reward!r}")
+        if episode == "deal" and reward == "match":
+            raise ValueError('reward="match" needs episode="match"; a deal episode pays game points')
+        if illegal_action not in ILLEGAL:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL}, got {illegal_action!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
+        self.episode = episode
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.perfect_information = bool(perfect_information)
+        self.render_mode = render_mode
+
+        self.agents = list(AGENTS)
+        self.possible_agents = list(AGENTS)
+        self._index = {a: i for i, a in enumerate(AGENTS)}
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
+        obs_space: dict[str, spaces.Space] = {
+            "observation": spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
+        }
+        if self.perfect_information:
+            obs_space["full_observation"] = spaces.Box(FULL_OBS_LOW, FULL_OBS_HIGH, dtype=np.float32)
+        self.observation_spaces = {a: spaces.Dict(obs_space) for a in AGENTS}
+        self.game_state: State | None = None
+        self._seed: int | str = 0
+        self._deal_index = 0
+
+    # ------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------- reset
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a match (or one deal) from ``seed``; ``options`` fix the first deal."""
+        if seed is None:
+            seed = random.SystemRandom().getrandbits(63)
+        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an int or None, got {seed!r}")
+        self._seed = int(seed)
+        self.game_state = first_deal(self._seed, options)
+        self._deal_index = 0
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0.0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self.infos = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[self.game_state.to_act]
+        self._skip_agent_selection = None  # _was_dead_step bookkeeping of an unfinished episode
+        if self.render_mode == "human":
+            self.render()
+
+    # ------------------------------------------------------------- observing
+    def view(self, agent: str | int) -> PlayerView:
+        """The information set of ``agent`` (``"player_0"``/``"player_1"`` or 0/1)."""
+        return view(self._state(), self._player(agent))
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        state = self._state()
+        p = self._player(agent)
+        obs, mask = encode_with_mask(view(state, p))
+        out = {"observation": obs, "action_mask": mask}
+        if self.perfect_information:
+            out["full_observation"] = encode_full(state, p)
+        return out
+
+    # ------------------------------------------------------------- stepping
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self._state()
+        mask = state.legal_mask()
+        if (
+            isinstance(action, (int, np.integer))
+            and not isinstance(action, bool)
+            and 0 <= action < N_ACTIONS
+            and (mask >> int(action)) & 1
+        ):
+            a = int(action)
+        else:
+            self._illegal(agent, action, mask)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.rewards
+        rewards[AGENTS[0]] = rewards[AGENTS[1]] = 0.0
+        state.apply_unchecked(a)
+        if state.result is not None:
+            self._end_of_deal(state)
+        if not self.terminations[agent]:
+            self.agent_selection = AGENTS[self.game_state.to_act]  # type: ignore[union-attr]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_of_deal(self, state: State) -> None:
+        res = state.result
+        assert res is not None
+        winner = res.winner
+
+        def info() -> dict[str, Any]:  # one fresh dict per agent: nothing shared
+            return {
+                "deal_result": {
+                    "winner": None if winner is None else AGENTS[winner],
+                    "game_points": res.game_points,
+                    "reason": res.reason,
+                    "scores": {AGENTS[0]: res.scores[0], AGENTS[1]: res.scores[1]},
+                },
+                "match_score": {AGENTS[0]: state.match_scores[0], AGENTS[1]: state.match_scores[1]},
+                "deal": self._deal_index,
+            }
+
+        self.infos = {a: info() for a in AGENTS}
+        over = self.episode == "deal" or state.match_over
+        if winner is not None and self.reward_mode == "game_points":
+            self.rewards[AGENTS[winner]] = float(res.game_points)
+            self.rewards[AGENTS[1 - winner]] = -float(res.game_points)
+        if over:
+            if self.reward_mode == "match":
+                w = state.match_winner
+                assert w is not None
+                self.rewards[AGENTS[w]] = 1.0
+                self.rewards[AGENTS[1 - w]] = -1.0
+            self.terminations = {a: True for a in AGENTS}
+            return
+        self._deal_index += 1
+        self.game_state = next_deal(state, deal_rng(self._seed, self._deal_index))
+
+    def _illegal(self, agent: str, action: Any, mask: int) -> None:
+        state = self._state()
+        if self.illegal_action == "raise":
+            raise ValueError(state._illegal_message(action, mask))
+        try:
+            what: Any = f"{int(action)} ({action_name(int(action))})"
+        except (TypeError, ValueError):
+            what = repr(action)
+        self._cumulative_rewards[agent] = 0.0
+        other = AGENTS[1 - self._index[agent]]
+        self.rewards = {agent: -self.illegal_penalty, other: self.illegal_penalty}
+        self.terminations = {a: True for a in AGENTS}
+        self.infos[agent] = dict(self.infos[agent], illegal_action=what)
+        self._accumulate_rewards()
+
+    # ------------------------------------------------------------- helpers
+    def _state(self) -> State:
+        if self.game_state is None:
+            raise RuntimeError("call reset() first")
+        return self.game_state
+
+    def _player(self, agent: str | int) -> int:
+        if isinstance(agent, str):
+            try:
+                return self._index[agent]
+            except KeyError:
+                raise ValueError(f"unknown agent {agent!r}; agents are {list(AGENTS)}") from None
+        if agent in (0, 1) and not isinstance(agent, bool):
+            return int(agent)
+        raise ValueError(f"unknown agent {agent!r}; agents are {list(AGENTS)}")
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        from .render import render_text
+
+        text = render_text(self._state())
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+__all__ = ["AGENTS", "deal_rng", "env", "first_deal", "raw_env"]

@@ -1,0 +1,158 @@
+"""Many Sixty-Six tables stepped together, for training (numpy only).
+
+:class:`VectorEnv` holds ``num_envs`` engine states and steps them all with
+one action each. Every table always has exactly one player to act, so a step
+is one decision per table; the observations of the players to act are written
+straight into preallocated numpy batches, which the learner feeds to its
+network as one batch.
+
+Arrays (row ``i`` is table ``i``, refreshed by :meth:`VectorEnv.reset` and
+:meth:`VectorEnv.step`):
+
+==============  ======================  ======================================
+attribute       shape, dtype            meaning
+==============  ======================  ======================================
+``obs``         (N, OBS_SIZE) float32   observation of the player to act
+``full_obs``    (N, FULL_OBS_SIZE)      perfect-information input (critic
+                float32                 only; ``full_obs=True`` only)
+``masks``       (N, 32) bool            legal actions of the player to act
+``to_act``      (N,) int64              the player to act (0 or 1)
+``rewards``     (N, 2) float32          game points of the deal that ended in
+                                        this step, per player (+g winner, -g
+                                        loser, 0 drawn deal / no deal ended)
+``deal_done``   (N,) bool               a deal ended in this step
+``match_done``  (N,) bool               a match ended in this step
+``match_winner``  (N,) int64            winner of the match that ended, or -1
+==============  ======================  ======================================
+
+Episodes: each table plays whole matches to 7 (``episode="match"``, the
+default: a new deal follows each deal, so the policy also sees every match
+score) or single deals from 0:0 (``episode="deal"``). Either way a deal's
+reward is delivered at its end; a new deal or match is dealt automatically
+and the arrays then describe its first decision. :meth:`VectorEnv.view_of`
+gives the :class:`~sixtysix_env.knowledge.PlayerView` of a table's player to
+act, for bots that play some of the seats.
+
+With ``full_obs=True`` each row is encoded once with ``encode_full_into`` and
+``obs`` is its first ``OBS_SIZE`` columns, which are by definition exactly
+``encode(view(state, to_act))``: the policy input is the environment's
+observation, and the critic's extra input costs about half an encoding more.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from .actions import N_ACTIONS
+from .engine import OVER, State, deal, next_deal
+from .knowledge import PlayerView, view
+from .observation import FULL_OBS_SIZE, OBS_SIZE, encode_full_into, encode_into
+
+EPISODES = ("match", "deal")
+_BITS = np.arange(N_ACTIONS, dtype=np.int64)
+
+
+class VectorEnv:
+    """``num_envs`` tables of Sixty-Six stepped in lockstep (see the module docstring)."""
+
+    def __init__(self, num_envs: int, seed: int | None = 0, *, episode: str = "match",
+                 full_obs: bool = False) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        self.num_envs = num_envs
+        self.episode = episode
+        n = num_envs
+        self.obs = np.zeros((n, OBS_SIZE), np.float32)
+        self.full_obs = np.zeros((n, FULL_OBS_SIZE), np.float32) if full_obs else None
+        self.masks = np.zeros((n, N_ACTIONS), bool)
+        self.to_act = np.zeros(n, np.int64)
+        self.rewards = np.zeros((n, 2), np.float32)
+        self.deal_done = np.zeros(n, bool)
+        self.match_done = np.zeros(n, bool)
+        self.match_winner = np.full(n, -1, np.int64)
+        self._legal = np.zeros(n, np.int64)
+        self.states: list[State] = []
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """New matches on every table; ``seed`` fixes all deals that follow."""
+        self.rng = random.Random(seed)
+        self.states = [deal(self.rng) for _ in range(self.num_envs)]
+        self.rewards[:] = 0
+        self.deal_done[:] = False
+        self.match_done[:] = False
+        self.match_winner[:] = -1
+        for i in range(self.num_envs):
+            self._observe(i)
+        self._finish()
+
+    def view_of(self, i: int) -> PlayerView:
+        """The view of table ``i``'s player to act."""
+        s = self.states[i]
+        return view(s, s.to_act)
+
+    def _observe(self, i: int) -> None:
+        s = self.states[i]
+        p = s.to_act
+        if self.full_obs is not None:
+            encode_full_into(s, p, self.full_obs[i])
+        else:
+            encode_into(view(s, p), self.obs[i])
+        self.to_act[i] = p
+        self._legal[i] = s.legal_mask()
+
+    def _finish(self) -> None:
+        if self.full_obs is not None:
+            self.obs[:] = self.full_obs[:, :OBS_SIZE]
+        np.not_equal((self._legal[:, None] >> _BITS) & 1, 0, out=self.masks)
+
+    def step(self, actions: np.ndarray | list[int]) -> None:
+        """One action per table for its player to act; refreshes all arrays.
+
+        Raises ``ValueError`` naming the table if an action is illegal (the
+        tables before it have already moved).
+        """
+        acts = actions.tolist() if isinstance(actions, np.ndarray) else list(actions)
+        if len(acts) != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions, got {len(acts)}")
+        rewards = self.rewards
+        rewards[:] = 0
+        self.deal_done[:] = False
+        self.match_done[:] = False
+        self.match_winner[:] = -1
+        states = self.states
+        for i, a in enumerate(acts):
+            s = states[i]
+            if not 0 <= a < N_ACTIONS or not (s.legal_mask() >> a) & 1:
+                raise ValueError(f"table {i}: {s._illegal_message(a, s.legal_mask())}")
+            s.apply_unchecked(a)
+            if s.window == OVER:
+                self.deal_done[i] = True
+                res = s.result
+                if res.winner is not None:
+                    rewards[i, res.winner] = res.game_points
+                    rewards[i, 1 - res.winner] = -res.game_points
+                if self.episode == "deal":
+                    states[i] = deal(self.rng)
+                elif s.match_over:
+                    self.match_done[i] = True
+                    self.match_winner[i] = s.match_winner
+                    states[i] = deal(self.rng)
+                else:
+                    states[i] = next_deal(s, self.rng)
+            self._observe(i)
+        self._finish()
+
+    def full_obs_of(self, player: int | np.ndarray) -> np.ndarray:
+        """Perfect-information input of every table from ``player``'s seat
+        (one seat for all tables, or one per table), e.g. to bootstrap the
+        value of a seat that is not to act."""
+        seats = np.broadcast_to(np.asarray(player, np.int64), (self.num_envs,)).tolist()
+        out = np.empty((self.num_envs, FULL_OBS_SIZE), np.float32)
+        for i, s in enumerate(self.states):
+            encode_full_into(s, seats[i], out[i])
+        return out

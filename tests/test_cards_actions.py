@@ -1,0 +1,112 @@
+"""The pinned card ids, names and the 32-action table (RULES.md sections 1 and 5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sixtysix_env.actions import (
+    ACTION_NAMES,
+    CLOSE,
+    CONTINUE,
+    DECLARE,
+    EXCHANGE,
+    MARRIAGE,
+    N_ACTIONS,
+    action_name,
+    actions_of,
+    parse_action,
+)
+from sixtysix_env.cards import (
+    CARD_NAMES,
+    FULL_DECK,
+    POINTS,
+    SUIT_MASKS,
+    TOTAL_POINTS,
+    card_id,
+    card_name,
+    cards_of,
+    make_card,
+    mask_of,
+    names_of,
+    parse_cards,
+    points_of,
+    rank_of,
+    suit_of,
+)
+
+
+def test_pinned_card_ids_and_names():
+    assert CARD_NAMES[0] == "9C" and CARD_NAMES[23] == "AD"
+    assert CARD_NAMES[:6] == ("9C", "JC", "QC", "KC", "TC", "AC")
+    assert [card_id(n) for n in ("9S", "TH", "KD", "AS")] == [6, 16, 21, 11]
+    assert card_id("th") == card_id(" TH ") == 16 and card_id(np.int64(5)) == 5
+    assert card_name(16) == "TH" and card_name("th") == "TH"
+    assert all(card_id(n) == c for c, n in enumerate(CARD_NAMES))
+    assert (suit_of(16), rank_of(16), make_card(2, 4)) == (2, 4, 16)
+
+
+def test_points_and_suits():
+    assert [POINTS[c] for c in range(6)] == [0, 2, 3, 4, 10, 11]
+    assert sum(POINTS) == TOTAL_POINTS == 120
+    assert points_of(FULL_DECK) == 120 and points_of(mask_of([4, 5])) == 21
+    assert sum(SUIT_MASKS) == FULL_DECK and all(m.bit_count() == 6 for m in SUIT_MASKS)
+    assert names_of(SUIT_MASKS[2]) == ["9H", "JH", "QH", "KH", "TH", "AH"]
+
+
+def test_masks_round_trip():
+    cards = [0, 7, 16, 23]
+    assert cards_of(mask_of(cards)) == cards and cards_of(0) == []
+
+
+@pytest.mark.parametrize("bad", ["1H", "TX", "T", "", "10H", "AHH", 24, -1, True, None, 1.5, [1]])
+def test_bad_cards(bad):
+    with pytest.raises(ValueError):
+        card_id(bad)
+
+
+def test_parse_cards():
+    assert parse_cards(["TH", 0, "ad"]) == [16, 0, 23]
+    with pytest.raises(ValueError, match="string"):
+        parse_cards("TH AD")
+    with pytest.raises(ValueError, match="'ZZ'"):
+        parse_cards(["TH", "ZZ"])
+
+
+def test_pinned_action_table():
+    assert N_ACTIONS == len(ACTION_NAMES) == 32
+    assert (MARRIAGE, EXCHANGE, CLOSE, DECLARE, CONTINUE) == (24, 28, 29, 30, 31)
+    assert ACTION_NAMES[16] == "play TH"
+    assert ACTION_NAMES[24:] == (
+        "marriage C",
+        "marriage S",
+        "marriage H",
+        "marriage D",
+        "exchange",
+        "close",
+        "declare",
+        "continue",
+    )
+    assert action_name(29) == "close"
+
+
+@pytest.mark.parametrize(
+    "text, action",
+    [("close", 29), ("Declare", 30), ("marriage H", 26), ("MARRIAGE d", 27), ("play TH", 16), ("th", 16)],
+)
+def test_parse_action_names(text, action):
+    assert parse_action(text) == action
+
+
+def test_parse_action_ints():
+    assert parse_action(0) == 0 and parse_action(np.int64(31)) == 31
+    for bad in (32, -1, True, 1.5, None, "marriage X", "fold"):
+        with pytest.raises(ValueError):
+            parse_action(bad)
+    with pytest.raises(ValueError):
+        action_name(32)
+
+
+def test_actions_of():
+    assert actions_of((1 << 31) | (1 << 29) | 1) == [0, 29, 31]
+    assert actions_of(0) == []

@@ -1,0 +1,94 @@
+"""Search bots: they plan on sampled worlds only, agree with the solver where it is exact."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agents import make_agent
+from agents.oracle import OracleAgent
+from agents.solver import action_values, random_position
+from sixtysix_env.engine import FOLLOW, LEAD, OVER, deal
+from sixtysix_env.knowledge import resample, view
+
+SEARCHERS = ["heuristic", "pimc:worlds=3", "ismcts:iterations=12,worlds=3"]
+
+
+def positions(n: int, seed: int):
+    """States met in random play: phase 1 and 2, every window."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        s = deal(rng)
+        while s.window != OVER:
+            if rng.random() < 0.25:
+                out.append(s.clone())
+            s.apply_unchecked(rng.choice([a for a in s.legal_actions() if a != 30] or s.legal_actions()))
+    return out[:n]
+
+
+@pytest.mark.parametrize("spec", SEARCHERS)
+def test_decision_does_not_depend_on_hidden_cards(spec):
+    rng = random.Random(99)
+    agent = make_agent(spec)
+    for i, s in enumerate(positions(25, seed=len(spec))):
+        p = s.to_act
+        other = resample(s, p, rng)
+        agent.reset(i)
+        a = agent.act(view(s, p))
+        agent.reset(i)
+        assert agent.act(view(other, p)) == a
+
+
+def test_resampled_worlds_really_differ():
+    # Guards the test above: the worlds it compares do hide different cards.
+    rng = random.Random(5)
+    differ = 0
+    for s in positions(25, seed=3):
+        p = s.to_act
+        o = resample(s, p, rng)
+        differ += o.hands[1 - p] != s.hands[1 - p]
+    assert differ >= 10
+
+
+@pytest.mark.parametrize("spec", ["pimc:worlds=2", "ismcts:iterations=5,worlds=2"])
+def test_search_bots_are_exact_once_the_talon_is_spent(spec):
+    rng = random.Random(8)
+    agent = make_agent(spec, seed=0)
+    for i in range(30):
+        s = random_position(rng, hand_size=1 + i % 6, closed=False, window=LEAD if i % 2 else FOLLOW)
+        values = action_values(s)
+        a = agent.act(view(s, s.to_act))
+        assert values[a] == max(values.values())
+
+
+def test_oracle_requires_and_checks_the_true_state():
+    assert OracleAgent.requires_state is True
+    s = deal(random.Random(2))
+    v = view(s, s.to_act)
+    oracle = make_agent("oracle", seed=0)
+    with pytest.raises(ValueError):
+        oracle.act(v)
+    other = deal(random.Random(3))
+    with pytest.raises(ValueError):
+        oracle.act(v, state=other)
+    assert v.legal_mask >> oracle.act(v, state=s) & 1
+
+
+def test_oracle_is_exact_in_phase_two():
+    rng = random.Random(21)
+    oracle = OracleAgent(seed=0)
+    for i in range(30):
+        s = random_position(rng, hand_size=1 + i % 6, closed=i % 2 == 0, window=LEAD if i % 3 else FOLLOW)
+        values = action_values(s)
+        a = oracle.act(view(s, s.to_act), state=s)
+        assert values[a] == max(values.values())
+
+
+def test_phase_one_searches_return_legal_actions():
+    # The first lead of a deal goes through the full search (no obvious move).
+    s = deal(random.Random(6))
+    v = view(s, s.to_act)
+    for spec in ("pimc:worlds=4,depth=2", "ismcts:iterations=40"):
+        assert v.legal_mask >> make_agent(spec, seed=1).act(v) & 1
