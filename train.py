@@ -169,6 +169,11 @@ def _check_value(key: str, value: Any) -> Any:
     elif want is int:
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif want is float:
+        if isinstance(value, str):  # YAML 1.1 reads "3e-4" (no dot) as a string
+            try:
+                value = float(value)
+            except ValueError:
+                pass
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         value = float(value) if ok else value
     elif want is str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 
-from .cards import CARD_NAMES, N_CARDS, SUIT_LETTERS, card_id
+from .cards import CARD_NAMES, N_CARDS, SUIT_LETTERS, bits_of, card_id
 
 N_ACTIONS = 32
 MARRIAGE = 24  # 24 + suit: show the marriage of that suit
@@ -61,9 +61,4 @@ def parse_action(action: int | str) -> int:
 
 def actions_of(mask: int) -> list[int]:
     """Action ids in a 32-bit legal mask, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    return bits_of(mask)

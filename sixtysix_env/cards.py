@@ -84,14 +84,34 @@ def mask_of(cards: Iterable[int]) -> int:
     return m
 
 
-def cards_of(mask: int) -> list[int]:
-    """Card ids in a bitmask, lowest first."""
+# _BYTE_BITS[k][b]: the set bits of byte value b placed at byte k of a 32-bit mask.
+_BYTE_BITS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(4)
+)
+
+
+def bits_of(mask: int) -> list[int]:
+    """Positions of the set bits of a non-negative int, lowest first.
+
+    Masks of up to 32 bits (card sets, legal-action sets) take four table
+    look-ups instead of a loop per bit: agents list legal actions constantly.
+    """
+    if 0 <= mask < 1 << 32:
+        t0, t1, t2, t3 = _BYTE_BITS
+        return list(t0[mask & 255] + t1[mask >> 8 & 255] + t2[mask >> 16 & 255] + t3[mask >> 24])
+    if mask < 0:
+        raise ValueError(f"a card or action mask cannot be negative: {mask}")
     out = []
     while mask:
         low = mask & -mask
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+def cards_of(mask: int) -> list[int]:
+    """Card ids in a bitmask, lowest first."""
+    return bits_of(mask)
 
 
 def names_of(mask: int) -> list[str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .cards import SUIT_MASKS
+from .cards import SUIT_MASKS, cards_of
 from .engine import OVER, State, make_rng
 
 _FIELDS = (
@@ -213,16 +213,16 @@ def sample_state(v: PlayerView, rng: int | random.Random | Any | None = None) ->
     rng = make_rng(rng)
     me = v.player
     opp = 1 - me
-    unseen = [c for c in range(24) if v.unseen >> c & 1]
+    n_unseen = v.unseen.bit_count()
     k = v.opp_hand_size - v.opp_known.bit_count()
-    allowed = [c for c in unseen if not v.opp_void >> c & 1]
-    if k < 0 or len(allowed) < k or len(unseen) - k != v.talon_hidden:
+    allowed = cards_of(v.unseen & ~v.opp_void)
+    if k < 0 or len(allowed) < k or n_unseen - k != v.talon_hidden:
         raise ValueError(f"no world is consistent with this view: {v!r}")
     picked = _pick(rng, allowed, k)
     opp_hand = v.opp_known
     for c in picked:
         opp_hand |= 1 << c
-    rest = [c for c in unseen if not opp_hand >> c & 1]
+    rest = cards_of(v.unseen & ~opp_hand)
     rng.shuffle(rest)
     s = State.__new__(State)
     hands = [0, 0]

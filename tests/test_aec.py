@@ -483,3 +483,13 @@ def test_no_leak_direct_resampling_many_points():
                 np.testing.assert_array_equal(encode(view(r, p)), encode(view(s, p)))
             e.step(rng.choice(sorted(mask_of(e))))
     assert e.unwrapped.game_state.window == OVER
+
+
+def test_order_enforcing_before_reset():
+    e = env()
+    with pytest.raises(AssertionError, match="before step"):
+        e.step(0)
+    with pytest.raises(AssertionError, match="before observe"):
+        e.last()
+    with pytest.raises(AttributeError):
+        e.agent_selection  # noqa: B018

@@ -23,6 +23,7 @@ from sixtysix_env.cards import (
     POINTS,
     SUIT_MASKS,
     TOTAL_POINTS,
+    bits_of,
     card_id,
     card_name,
     cards_of,
@@ -57,6 +58,17 @@ def test_points_and_suits():
 def test_masks_round_trip():
     cards = [0, 7, 16, 23]
     assert cards_of(mask_of(cards)) == cards and cards_of(0) == []
+
+
+@pytest.mark.parametrize("bits", [[], [0], [7, 8], [15, 16, 23], [24, 31], [0, 31, 32, 40, 63]])
+def test_bits_of_finds_every_set_bit(bits):
+    mask = sum(1 << b for b in bits)
+    assert bits_of(mask) == bits and actions_of(mask) == bits
+
+
+def test_bits_of_rejects_negative_masks():
+    with pytest.raises(ValueError, match="negative"):
+        cards_of(-1)
 
 
 @pytest.mark.parametrize("bad", ["1H", "TX", "T", "", "10H", "AHH", 24, -1, True, None, 1.5, [1]])

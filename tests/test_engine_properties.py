@@ -12,10 +12,20 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sixtysix_env.actions import DECLARE
+from sixtysix_env.actions import (
+    CARD_ACTIONS_MASK,
+    CLOSE,
+    CONTINUE,
+    DECLARE,
+    EXCHANGE,
+    MARRIAGE_ACTIONS_MASK,
+)
 from sixtysix_env.cards import FULL_DECK, mask_of, points_of
 from sixtysix_env.engine import (
+    CLOSE_RESPONSE,
+    DRAW,
     DRAWN,
+    FINAL,
     FOLLOW,
     LAST_TRICK,
     MATCH_TARGET,
@@ -69,7 +79,25 @@ def check_invariants(s: State) -> None:
     if s.stock and s.closed_by < 0:
         assert s.stock % 2 == 0
     if not s.is_over:
-        assert s.legal_mask(), s
+        check_legal_mask(s)
+
+
+def check_legal_mask(s: State) -> None:
+    """Structural facts about the legal actions that hold in every window."""
+    mask = s.legal_mask()
+    p = s.to_act
+    assert mask, s
+    assert not mask & CARD_ACTIONS_MASK & ~s.hands[p]  # only held cards
+    if mask & (1 << DECLARE):
+        assert s.tricks[p] > 0
+    if not s.talon_open:  # closed or spent: no marriage, no exchange (but at the close), no close
+        assert s.window != DRAW
+        forbidden = MARRIAGE_ACTIONS_MASK | (1 << CLOSE)
+        if s.window != CLOSE_RESPONSE:
+            forbidden |= 1 << EXCHANGE
+        assert not mask & forbidden, s
+    if s.window == FINAL:
+        assert s.closed_by >= 0 and not s.hands[0] | s.hands[1] and mask == (1 << DECLARE) | (1 << CONTINUE)
 
 
 def play_out(s: State, rng: random.Random, declare_rate: float, check=check_invariants) -> State:
