@@ -116,6 +116,13 @@ class Config:
     """critic MLP hidden sizes"""
     full_critic: bool = True
     """the critic sees the full state (encode_full: opponent's hand, talon); the policy never does"""
+    teacher: str = "heuristic"
+    """kickstarting teacher (agent spec; '' for none): a cross-entropy term pulls the policy towards
+    the teacher's action on the learner's rows, fading out, so PPO starts from sensible play"""
+    teacher_coef: float = 1.0
+    """initial weight of the teacher term"""
+    teacher_steps: int = 1_000_000
+    """environment steps over which the teacher weight decays linearly to 0"""
     torch_threads: int = 1
     """torch.set_num_threads for the whole run"""
     opp_self: float = 0.75
@@ -188,7 +195,7 @@ def _check_value(key: str, value: Any) -> Any:
 
 def _validate(cfg: Config) -> Config:
     positive = ("total_steps", "num_envs", "rollout_steps", "update_epochs", "num_minibatches",
-                "torch_threads", "snapshot_every", "snapshot_pool", "checkpoint_every")
+                "torch_threads", "snapshot_every", "snapshot_pool", "checkpoint_every", "teacher_steps")
     for key in positive:
         if getattr(cfg, key) < 1:
             raise ConfigError(f"config key {key!r} must be >= 1, got {getattr(cfg, key)}")
@@ -403,6 +410,7 @@ class Rollout:
         self.dones = np.zeros((T, N), bool)
         self.seats = np.zeros((T, N), np.int64)
         self.learn = np.zeros((T, N), bool)
+        self.teacher = np.zeros((T, N), np.int64)  # the teacher's action on learner rows (kickstarting)
         self.last_t = np.full((N, 2), -1, np.int64)  # each seat's latest pending transition
 
 
@@ -414,15 +422,18 @@ def collect(
     snapshot_net: PolicyNet,
     buf: Rollout,
     rng: np.random.Generator,
-) -> tuple[np.ndarray, list[float]]:
+    teacher: Any = None,
+) -> tuple[np.ndarray, dict[int, list[float]]]:
     """Fill ``buf`` with one rollout; returns the bootstrap values ``(N, 2)`` of
-    each seat's current position and the learner's reward of every deal that ended."""
+    each seat's current position and, per opponent kind, the learner's reward
+    of every deal that ended (self-play: the winner's). ``teacher`` (an agent
+    or None) labels the learner's rows with its action for kickstarting."""
     T = buf.rewards.shape[0]
     cin = slice(0, buf.critic_obs.shape[2])
     buf.dones[:] = False
     buf.rewards[:] = 0.0
     buf.last_t[:] = -1
-    deal_rewards: list[float] = []
+    deal_rewards: dict[int, list[float]] = {k: [] for k in range(len(KIND_NAMES))}
     kind = opponents.kind
     for t in range(T):
         buf.obs[t] = venv.obs
@@ -431,6 +442,9 @@ def collect(
         buf.seats[t] = venv.to_act
         learn = opponents.learns(venv.to_act)
         buf.learn[t] = learn
+        if teacher is not None:
+            for n in np.flatnonzero(learn).tolist():
+                buf.teacher[t, n] = teacher.act(venv.view_of(n))
         with torch.no_grad():
             obs_t = torch.from_numpy(buf.obs[t])
             mask_t = torch.from_numpy(buf.masks[t])
@@ -452,10 +466,9 @@ def collect(
         record_rewards(t, buf.seats[t], learn, venv.deal_done, venv.rewards, buf.last_t,
                        buf.rewards, buf.dones)
         for n in np.flatnonzero(venv.deal_done).tolist():
-            if kind[n] == SELF:
-                deal_rewards.append(float(abs(venv.rewards[n, 0])))
-            else:
-                deal_rewards.append(float(venv.rewards[n, opponents.learner_seat[n]]))
+            k = int(kind[n])
+            r = abs(venv.rewards[n, 0]) if k == SELF else venv.rewards[n, opponents.learner_seat[n]]
+            deal_rewards[k].append(float(r))
         opponents.redraw(np.flatnonzero(venv.match_done if venv.episode == "match" else venv.deal_done))
     with torch.no_grad():
         next_values = np.stack(
@@ -581,6 +594,11 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
         rng.bit_generator.state = ckpt["rng"]["numpy"]
         env_seed = cfg.seed + 7919 * update  # fresh deals after a restart (tables are not saved)
 
+    teacher = None
+    if cfg.teacher:
+        from agents import make_agent
+
+        teacher = make_agent(cfg.teacher, seed=cfg.seed)
     N, T = cfg.num_envs, cfg.rollout_steps
     venv = VectorEnv(N, seed=env_seed, episode=cfg.episode, full_obs=True)
     opponents = Opponents(cfg, N, rng)
@@ -627,9 +645,11 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
         else:
             snapshot_net.load_state_dict(policy.state_dict())
 
-        # ---- 1. collect T steps at N tables
+        # ---- 1. collect T steps at N tables (teacher labels only while its weight is positive)
+        teacher_w = cfg.teacher_coef * max(0.0, 1.0 - global_step / cfg.teacher_steps) if teacher else 0.0
         t0 = time.perf_counter()
-        next_values, deal_rewards = collect(venv, opponents, policy, critic, snapshot_net, buf, rng)
+        next_values, deal_rewards = collect(venv, opponents, policy, critic, snapshot_net, buf, rng,
+                                            teacher if teacher_w > 0 else None)
         collect_s = time.perf_counter() - t0
 
         # ---- 2-3. per-seat GAE
@@ -646,10 +666,11 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
         b_logp = torch.from_numpy(buf.logprobs.reshape(-1)[sel])
         b_adv = torch.from_numpy(adv.reshape(-1)[sel])
         b_ret = torch.from_numpy(ret.reshape(-1)[sel])
+        b_teacher = torch.from_numpy(buf.teacher.reshape(-1)[sel])
         size = len(b_act)
         mb_size = max(1, size // cfg.num_minibatches)
         clipfracs: list[float] = []
-        pg_loss = v_loss = entropy = approx_kl = torch.zeros(())
+        pg_loss = v_loss = entropy = approx_kl = t_loss = torch.zeros(())
         for _epoch in range(cfg.update_epochs):
             order = torch.randperm(size)
             for start in range(0, size - mb_size + 1, mb_size):
@@ -667,6 +688,9 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
                 v_loss = 0.5 * ((critic(b_cobs[mb]) - b_ret[mb]) ** 2).mean()
                 entropy = dist.entropy().mean()
                 loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                if teacher_w > 0:  # kickstarting: cross-entropy towards the teacher's action
+                    t_loss = -dist.log_prob(b_teacher[mb]).mean()
+                    loss = loss + teacher_w * t_loss
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
@@ -687,12 +711,16 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
             "charts/collect_sps": N * T / collect_s,
             "charts/learning_rate": optimizer.param_groups[0]["lr"],
             "charts/learner_rows": size,
-            "charts/deals": len(deal_rewards),
-            "charts/deal_reward": float(np.mean(deal_rewards)) if deal_rewards else 0.0,
+            "charts/deals": sum(len(v) for v in deal_rewards.values()),
+            "charts/teacher_coef": teacher_w,
             "losses/policy": pg_loss.item(), "losses/value": v_loss.item(), "losses/entropy": entropy.item(),
+            "losses/teacher": t_loss.item(),
             "losses/approx_kl": approx_kl.item(), "losses/clipfrac": float(np.mean(clipfracs or [0.0])),
             "losses/explained_variance": float(1 - np.var(y - r) / np.var(y)) if np.var(y) > 0 else 0.0,
         }
+        for k, rewards in deal_rewards.items():  # learner's points per deal against each opponent kind
+            if rewards and k != SELF:
+                metrics[f"charts/reward_vs_{KIND_NAMES[k]}"] = float(np.mean(rewards))
         finished = global_step >= cfg.total_steps
         if (cfg.eval_every > 0 and global_step - last_eval >= cfg.eval_every) or finished:
             last_eval = global_step
