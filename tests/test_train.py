@@ -144,7 +144,7 @@ def test_collect_attributes_every_deal_to_both_seats() -> None:
     assert expected_done.sum() > 10
     np.testing.assert_array_equal(buf.rewards, expected)
     np.testing.assert_array_equal(buf.dones, expected_done)
-    assert buf.learn.all() and len(deal_rewards) == deals
+    assert buf.learn.all() and len(deal_rewards[train.SELF]) == deals
 
 
 # ---------------------------------------------------------- end to end run
@@ -177,3 +177,11 @@ def test_tiny_run_writes_checkpoints_and_resumes(tmp_path: Path) -> None:
     assert out.returncode == 2 and "last.pt is corrupt" in out.stderr
     out = run_train(f"run_dir={tmp_path}", "name=other", "--resume")
     assert out.returncode == 2 and "no checkpoint" in out.stderr
+
+
+def test_defaults_are_the_default_config(capsys: pytest.CaptureFixture[str]) -> None:
+    # one source of truth: `python train.py` with no file behaves like train.Config()
+    assert train.load_config(ROOT / "configs" / "default.yaml") == train.Config()
+    assert train.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--total-steps (3000000): environment steps" in out
