@@ -55,9 +55,9 @@ class IsmctsAgent(BaseAgent):
         self,
         seed: int | None = None,
         move_time: float | None = None,
-        iterations: int = 400,
+        iterations: int = 800,
         c: float = 0.7,
-        worlds: int = 24,
+        worlds: int = 64,
     ) -> None:
         super().__init__(seed, move_time)
         if iterations < 1 or c < 0 or worlds < 1:

@@ -28,7 +28,7 @@ class OracleAgent(BaseAgent):
     name = "oracle"
     requires_state = True
 
-    def __init__(self, seed: int | None = None, move_time: float | None = None, depth: int = 2) -> None:
+    def __init__(self, seed: int | None = None, move_time: float | None = None, depth: int = 1) -> None:
         super().__init__(seed, move_time)
         if depth < 1:
             raise ValueError(f"depth must be >= 1, got {depth}")

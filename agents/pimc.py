@@ -79,7 +79,7 @@ class PimcAgent(BaseAgent):
     name = "pimc"
 
     def __init__(
-        self, seed: int | None = None, move_time: float | None = None, worlds: int = 24, depth: int = 1
+        self, seed: int | None = None, move_time: float | None = None, worlds: int = 64, depth: int = 1
     ) -> None:
         super().__init__(seed, move_time)
         if worlds < 1 or depth < 0:

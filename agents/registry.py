@@ -48,7 +48,7 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
             "pimc", "agents.pimc:PimcAgent",
             "perfect-information Monte Carlo: sampled worlds, playouts + exact solver",
             {
-                "worlds": Param(int, 24, 1, "worlds sampled per decision"),
+                "worlds": Param(int, 64, 1, "worlds sampled per decision"),
                 "depth": Param(int, 1, 1, "decisions searched by minimax before playouts (talon open)"),
             },
         ),
@@ -56,15 +56,15 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
             "ismcts", "agents.ismcts:IsmctsAgent",
             "single-observer information-set MCTS; exact solver in phase 2",
             {
-                "iterations": Param(int, 400, 1, "search iterations per decision"),
+                "iterations": Param(int, 800, 1, "search iterations per decision"),
                 "c": Param(float, 0.7, 0.0, "UCB exploration constant (values scaled to [-1, 1])"),
-                "worlds": Param(int, 24, 1, "worlds sampled per decision once the talon is closed"),
+                "worlds": Param(int, 64, 1, "worlds sampled per decision once the talon is closed"),
             },
         ),
         BotInfo(
             "oracle", "agents.oracle:OracleAgent",
             "CHEATS: sees the true state; perfect-information upper bound for measurements",
-            {"depth": Param(int, 2, 1, "decisions searched by minimax before playouts (talon open)")},
+            {"depth": Param(int, 1, 1, "decisions searched by minimax before playouts (talon open)")},
         ),
         BotInfo("ppo", "agents.neural:load_ppo_agent", "trained PPO policy; 'ppo:PATH' for a checkpoint"),
     )

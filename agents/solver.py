@@ -30,9 +30,7 @@ from collections.abc import Callable
 from sixtysix_env.actions import CLOSE, DECLARE, actions_of
 from sixtysix_env.cards import LAST_TRICK_BONUS, POINTS, SUIT_MASKS
 from sixtysix_env.engine import (
-    CLOSE_RESPONSE,
     DRAW,
-    FINAL,
     FOLLOW,
     HIGHER,
     LEAD,
@@ -231,7 +229,6 @@ class Solver:
 
     def __init__(self) -> None:
         self._searches: dict[tuple, _Search] = {}
-        self.nodes_hint = 0
 
     def clear(self) -> None:
         self._searches.clear()
@@ -252,7 +249,7 @@ class Solver:
             raise ValueError("the deal is over; use terminal_value(state, player)")
         p = state.to_act
         w = state.window
-        if is_phase2(state) and w != CLOSE_RESPONSE and not (w == LEAD and state.marriage_suit >= 0):
+        if is_phase2(state) and (w == FOLLOW or (w == LEAD and state.marriage_suit < 0)):
             lead, follow, _ = self._search_for(state)
             opp = 1 - p
             h = state.hands
@@ -260,10 +257,8 @@ class Solver:
             tp, to = state.tricks[p] > 0, state.tricks[opp] > 0
             if w == LEAD:
                 return lead(p, h[p], h[opp], sp, so, tp, to, alpha, beta, state.can_declare)
-            if w == FOLLOW:
-                return follow(p, h[p], h[opp], sp, so, tp, to, state.lead_card, alpha, beta)
-            if w == FINAL:
-                return self._generic(state, alpha, beta)
+            return follow(p, h[p], h[opp], sp, so, tp, to, state.lead_card, alpha, beta)
+        # FINAL, the close response, a lead after marriage-then-close, phase 1.
         return self._generic(state, alpha, beta)
 
     def _generic(self, state: State, alpha: int, beta: int) -> int:

@@ -9,21 +9,21 @@ network as one batch.
 Arrays (row ``i`` is table ``i``, refreshed by :meth:`VectorEnv.reset` and
 :meth:`VectorEnv.step`):
 
-==============  ======================  ======================================
-attribute       shape, dtype            meaning
-==============  ======================  ======================================
-``obs``         (N, OBS_SIZE) float32   observation of the player to act
-``full_obs``    (N, FULL_OBS_SIZE)      perfect-information input (critic
-                float32                 only; ``full_obs=True`` only)
-``masks``       (N, 32) bool            legal actions of the player to act
-``to_act``      (N,) int64              the player to act (0 or 1)
-``rewards``     (N, 2) float32          game points of the deal that ended in
-                                        this step, per player (+g winner, -g
-                                        loser, 0 drawn deal / no deal ended)
-``deal_done``   (N,) bool               a deal ended in this step
-``match_done``  (N,) bool               a match ended in this step
-``match_winner``  (N,) int64            winner of the match that ended, or -1
-==============  ======================  ======================================
+================  ======================  ======================================
+attribute         shape, dtype            meaning
+================  ======================  ======================================
+``obs``           (N, OBS_SIZE) float32   observation of the player to act
+``full_obs``      (N, FULL_OBS_SIZE)      perfect-information input (critic
+                  float32                 only; ``full_obs=True`` only)
+``masks``         (N, 32) bool            legal actions of the player to act
+``to_act``        (N,) int64              the player to act (0 or 1)
+``rewards``       (N, 2) float32          game points of the deal that ended in
+                                          this step, per player (+g winner, -g
+                                          loser, 0 drawn deal / no deal ended)
+``deal_done``     (N,) bool               a deal ended in this step
+``match_done``    (N,) bool               a match ended in this step
+``match_winner``  (N,) int64              winner of the match that ended, or -1
+================  ======================  ======================================
 
 Episodes: each table plays whole matches to 7 (``episode="match"``, the
 default: a new deal follows each deal, so the policy also sees every match

@@ -17,7 +17,7 @@ from sixtysix_env.cards import card_id, mask_of
 from sixtysix_env.engine import DRAW, FINAL, FOLLOW, LEAD, State, deal, fixed_deal
 from sixtysix_env.knowledge import view
 
-TINY = ["random", "heuristic", "pimc:worlds=2", "ismcts:iterations=8,worlds=2", "oracle:depth=1"]
+TINY = ["random", "heuristic", "pimc:worlds=2", "ismcts:iterations=8,worlds=2", "oracle"]
 
 
 def play_deal(agents: list[Agent], seed: int) -> tuple[State, list[int]]:
@@ -48,7 +48,7 @@ def cards(*names: str) -> int:
     ("heuristic", "heuristic"),
     ("pimc", "pimc"),
     ("PIMC:worlds=30", "pimc:worlds=30"),
-    ("pimc:worlds=24", "pimc"),
+    ("pimc:worlds=64", "pimc"),
     ("ismcts:iterations=2000", "ismcts:iterations=2000"),
     ("ismcts:c=1.5, iterations=10", "ismcts:iterations=10,c=1.5"),
     ("oracle", "oracle"),
@@ -77,7 +77,7 @@ def test_bad_specs_raise_value_error_listing_the_bots(spec, fragment):
     assert fragment in msg
     for name in KNOWN_AGENTS:
         assert name in msg
-    assert "worlds=24" in msg  # parameters with defaults
+    assert "worlds=64" in msg  # parameters with defaults
 
 
 def test_non_string_spec_is_rejected():
