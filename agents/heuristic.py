@@ -23,7 +23,7 @@ solver.
 from __future__ import annotations
 
 from sixtysix_env.actions import CLOSE, CONTINUE, DECLARE, EXCHANGE, MARRIAGE
-from sixtysix_env.cards import ACE, POINTS, SUIT_MASKS, TEN
+from sixtysix_env.cards import ACE, POINTS, SUIT_MASKS, TEN, bits_of
 from sixtysix_env.engine import (
     CLOSE_RESPONSE,
     DRAW,
@@ -44,15 +44,6 @@ CLOSE_MARGIN = 0  # close when score + sure points + expected pickups >= 66 + ma
 PICKUP_PER_WINNER = 3  # points a sure winner is expected to pick up from the opponent
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def _discard_cost(card: int, hand: int, trump: int) -> tuple[int, int, int]:
     """Sort key for throwing a card away: cheap, non-trump, not a marriage half."""
     suit = card // 6
@@ -63,7 +54,7 @@ def _discard_cost(card: int, hand: int, trump: int) -> tuple[int, int, int]:
 def masters(hand: int, outstanding: int) -> int:
     """Cards in ``hand`` that beat every outstanding card of their suit."""
     out = 0
-    for c in _bits(hand):
+    for c in bits_of(hand):
         if not outstanding & HIGHER[c]:
             out |= 1 << c
     return out
@@ -78,7 +69,7 @@ def should_close(hand: int, my_score: int, my_tricks: int, trump: int, outstandi
     # Non-trump masters only count when we also hold the top outstanding trumps.
     if outstanding & trumps and not (sure & trumps):
         sure &= trumps
-    est = my_score + sum(POINTS[c] for c in _bits(sure)) + PICKUP_PER_WINNER * sure.bit_count()
+    est = my_score + sum(POINTS[c] for c in bits_of(sure)) + PICKUP_PER_WINNER * sure.bit_count()
     return est >= WIN_SCORE + CLOSE_MARGIN and (hand & trumps).bit_count() >= 2
 
 
@@ -115,32 +106,32 @@ def rule_action(
     if window == LEAD:
         marriages = (legal >> MARRIAGE) & 0xF
         if marriages:
-            suit = trump if marriages >> trump & 1 else max(_bits(marriages))
+            suit = trump if marriages >> trump & 1 else max(bits_of(marriages))
             return MARRIAGE + suit
         if legal >> CLOSE & 1 and should_close(hand, my_score, my_tricks, trump, outstanding):
             return CLOSE
         if not phase2 and cards in KQ:  # after a marriage: lead the queen, keep the king's 4
-            return min(_bits(cards))
+            return min(bits_of(cards))
         if phase2:
             sure = masters(cards, outstanding)
             if sure:
                 sure_trumps = sure & SUIT_MASKS[trump]
                 if sure_trumps and outstanding & SUIT_MASKS[trump]:
-                    return max(_bits(sure_trumps))
-                return max(_bits(sure), key=lambda c: (POINTS[c], c))
-        return min(_bits(cards), key=lambda c: _discard_cost(c, hand, trump))
+                    return max(bits_of(sure_trumps))
+                return max(bits_of(sure), key=lambda c: (POINTS[c], c))
+        return min(bits_of(cards), key=lambda c: _discard_cost(c, hand, trump))
     if window == FOLLOW:
         lead_suit = lead_card // 6
         lead_is_trump = lead_suit == trump
         winners = []
-        for c in _bits(cards):
+        for c in bits_of(cards):
             s = c // 6
             if (s == lead_suit and c > lead_card) or (s == trump and not lead_is_trump):
                 winners.append(c)
         if phase2:
             if winners:
                 return min(winners, key=lambda c: (c // 6 == trump, POINTS[c], c))
-            return min(_bits(cards), key=lambda c: _discard_cost(c, hand, trump))
+            return min(bits_of(cards), key=lambda c: _discard_cost(c, hand, trump))
         if winners:
             same = [c for c in winners if c // 6 == lead_suit]
             high_lead = lead_card % 6 >= TEN and not lead_is_trump
@@ -152,7 +143,7 @@ def rule_action(
             big = [c for c in same if c % 6 >= TEN and not lead_is_trump]
             if big:
                 return max(big) if any(c % 6 == ACE for c in big) else min(big)
-        return min(_bits(cards), key=lambda c: _discard_cost(c, hand, trump))
+        return min(bits_of(cards), key=lambda c: _discard_cost(c, hand, trump))
     raise ValueError(f"no rule for window {window}")
 
 
@@ -242,5 +233,5 @@ def obvious_action(view: PlayerView) -> int | None:
         return EXCHANGE
     marriages = (legal >> MARRIAGE) & 0xF
     if marriages:
-        return MARRIAGE + (view.trump if marriages >> view.trump & 1 else max(_bits(marriages)))
+        return MARRIAGE + (view.trump if marriages >> view.trump & 1 else max(bits_of(marriages)))
     return None

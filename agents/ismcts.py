@@ -21,16 +21,17 @@ from __future__ import annotations
 
 import math
 
-from sixtysix_env.actions import actions_of
+from sixtysix_env.actions import CLOSE, actions_of
 from sixtysix_env.engine import OVER
 from sixtysix_env.knowledge import PlayerView, sample_state
 
 from .base import BaseAgent
 from .heuristic import obvious_action
-from .pimc import PimcAgent, playout_value, solvable
+from .pimc import CLOSE_MARGIN, PimcAgent, playout_value, solvable
 from .solver import Solver, terminal_value
 
 MAX_VALUE = 3.0  # the largest deal value, to scale rewards into [-1, 1]
+CLOSE_TAX = CLOSE_MARGIN / MAX_VALUE  # scaled reward a close made in the tree gives up
 
 
 class Node:
@@ -55,7 +56,7 @@ class IsmctsAgent(BaseAgent):
         self,
         seed: int | None = None,
         move_time: float | None = None,
-        iterations: int = 800,
+        iterations: int = 1200,
         c: float = 0.7,
         worlds: int = 64,
     ) -> None:
@@ -94,6 +95,7 @@ class IsmctsAgent(BaseAgent):
             s = sample_state(view, rng)
             node = root
             path = [root]
+            closer = -1
             while s.window != OVER and not solvable(s):
                 legal = actions_of(s.legal_mask())
                 untried = [a for a in legal if a not in node.children]
@@ -105,6 +107,8 @@ class IsmctsAgent(BaseAgent):
                         ch = node.children.get(b)
                         if ch is not None:
                             ch.avail += 1
+                    if a == CLOSE:
+                        closer = s.to_act
                     s.apply_unchecked(a)
                     path.append(child)
                     break
@@ -116,6 +120,8 @@ class IsmctsAgent(BaseAgent):
                     if u > best_u:
                         best_a, best_u = a, u
                 node = node.children[best_a]
+                if best_a == CLOSE:
+                    closer = s.to_act
                 s.apply_unchecked(best_a)
                 path.append(node)
             if s.window == OVER:
@@ -123,6 +129,8 @@ class IsmctsAgent(BaseAgent):
             else:
                 value = playout_value(s, me, self.solver)
             r = value / MAX_VALUE
+            if closer >= 0:
+                r += -CLOSE_TAX if closer == me else CLOSE_TAX
             for n in path:
                 n.visits += 1
                 n.reward += r if n.mover == me else -r

@@ -56,7 +56,7 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
             "ismcts", "agents.ismcts:IsmctsAgent",
             "single-observer information-set MCTS; exact solver in phase 2",
             {
-                "iterations": Param(int, 800, 1, "search iterations per decision"),
+                "iterations": Param(int, 1200, 1, "search iterations per decision"),
                 "c": Param(float, 0.7, 0.0, "UCB exploration constant (values scaled to [-1, 1])"),
                 "worlds": Param(int, 64, 1, "worlds sampled per decision once the talon is closed"),
             },
