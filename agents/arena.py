@@ -25,6 +25,16 @@ won, over completed deals) with a cluster t interval over duplicate pairs
 robins a Bradley-Terry fit over all games. Forfeited games count as losses
 for the offender; the deal interrupted by a forfeit is not a completed deal.
 
+Sequential stop (head-to-head only): with ``sprt=(elo0, elo1)`` the run
+tests H0 "A is elo0 stronger than B" against H1 "A is elo1 stronger"
+(:func:`stats.sprt`, error rates ``sprt_alpha`` and ``sprt_beta``) after
+every game in game-index order (in duplicate mode only at the end of a
+duplicate pair, so seat luck stays balanced) and stops at the first game
+where it accepts either; ``games`` is then the maximum. The results and the
+verdict are those of the games up to that deciding index, identical for any
+``workers`` and for a resumed run; games that other workers finish after the
+decision are still written to the results file but do not count.
+
 Run ``python -m agents.arena --help`` or ``sixtysix arena --help``.
 """
 
@@ -35,6 +45,7 @@ import multiprocessing as mp
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -79,6 +90,111 @@ def schedule(n_players: int, games: int, seed: int, duplicate: bool) -> list[Tas
     return tasks
 
 
+# ------------------------------------------------------- the sequential stop
+SPRT_H1 = "H1"  # accepted: A is elo1 stronger than B
+SPRT_H0 = "H0"  # accepted: A is (at most) elo0 stronger than B
+SPRT_UNDECIDED = "undecided"  # the maximum number of games came first
+
+
+@dataclass(frozen=True)
+class SprtSettings:
+    """Settings of the sequential stop: H0 elo ``elo0`` against H1 ``elo1``, error rates."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        for name in ("elo0", "elo1", "alpha", "beta"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(v):
+                raise ValueError(f"SPRT {name} must be a finite number, got {v!r}")
+        if not self.elo0 < self.elo1:
+            raise ValueError(f"SPRT needs elo0 < elo1, got elo0={self.elo0!r}, elo1={self.elo1!r}")
+        for name in ("alpha", "beta"):
+            v = getattr(self, name)
+            if not 0 < v < 1:
+                raise ValueError(f"SPRT {name} must be in (0, 1), got {v!r}")
+        if not self.alpha + self.beta < 1:
+            raise ValueError(f"SPRT needs alpha + beta < 1, got {self.alpha!r} + {self.beta!r}")
+        for name in ("elo0", "elo1", "alpha", "beta"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+
+    def to_dict(self) -> dict[str, float]:
+        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
+
+
+def sprt_settings(
+    sprt: Sequence[float] | None, alpha: float = 0.05, beta: float = 0.05
+) -> SprtSettings | None:
+    """Validated settings from ``(elo0, elo1)`` and the error rates (None without ``sprt``)."""
+    if sprt is None:
+        if (alpha, beta) != (0.05, 0.05):
+            raise ValueError("sprt_alpha and sprt_beta need sprt=(elo0, elo1)")
+        return None
+    if isinstance(sprt, str | bytes) or not isinstance(sprt, Sequence) or len(sprt) != 2:
+        raise ValueError(f"sprt must be a pair (elo0, elo1), got {sprt!r}")
+    return SprtSettings(sprt[0], sprt[1], alpha, beta)
+
+
+class SequentialStop:
+    """The SPRT of a head-to-head run, fed game lines in index order (A is player 0).
+
+    It tests after every game, or in duplicate mode only after the second
+    game of each duplicate pair (and after game ``max_games``, the last).
+    ``decided`` turns true at the first test that accepts H0 or H1.
+    """
+
+    def __init__(self, settings: SprtSettings, duplicate: bool, max_games: int) -> None:
+        self.settings = settings
+        self.duplicate = duplicate
+        self.max_games = max_games
+        self.wins = self.draws = self.losses = 0
+        self.played = 0
+        self.result = self._test()
+
+    def _test(self) -> stats.SprtResult:
+        s = self.settings
+        return stats.sprt(self.wins, self.draws, self.losses, elo0=s.elo0, elo1=s.elo1, alpha=s.alpha,
+                          beta=s.beta)
+
+    @property
+    def decided(self) -> bool:
+        return self.result.decision != "continue"
+
+    @property
+    def verdict(self) -> str:
+        return {"accept": SPRT_H1, "reject": SPRT_H0}.get(self.result.decision, SPRT_UNDECIDED)
+
+    def add(self, line: dict[str, Any]) -> bool:
+        """Count one game (the next by index); return whether the test has decided."""
+        if self.decided:
+            raise RuntimeError("the sequential test has already decided")
+        w = line["winner"]
+        if w is None:
+            self.draws += 1
+        elif line["seats"][w] == 0:
+            self.wins += 1
+        else:
+            self.losses += 1
+        self.played += 1
+        if not self.duplicate or self.played % 2 == 0 or self.played >= self.max_games:
+            self.result = self._test()
+        return self.decided
+
+    def record(self, st: PairingStats) -> PairingStats:
+        """Write the verdict into ``st`` (the statistics of the counted games)."""
+        s = self.settings
+        st.sprt_verdict = self.verdict
+        st.sprt_llr = self.result.llr
+        st.sprt_bounds = (self.result.lower, self.result.upper)
+        st.sprt_elo = (s.elo0, s.elo1)
+        st.sprt_alpha, st.sprt_beta = s.alpha, s.beta
+        st.sprt_max_games = self.max_games
+        return st
+
+
 # ---------------------------------------------------------------- statistics
 @dataclass
 class PairingStats:
@@ -108,6 +224,16 @@ class PairingStats:
     los: float = 0.5
     unit: str = "match"
     duplicate: bool = True
+    # Sequential stop (None unless the run had ``sprt``): verdict SPRT_H1, SPRT_H0
+    # or SPRT_UNDECIDED, the LLR at the last test, its (lower, upper) bounds,
+    # the settings, and the maximum number of games the run allowed.
+    sprt_verdict: str | None = None
+    sprt_llr: float | None = None
+    sprt_bounds: tuple[float, float] | None = None
+    sprt_elo: tuple[float, float] | None = None
+    sprt_alpha: float | None = None
+    sprt_beta: float | None = None
+    sprt_max_games: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON (strict: NaN and infinite values, e.g. the Elo of a 100% score, become None)."""
@@ -126,6 +252,23 @@ class PairingStats:
             f"[{_pct(lo)}, {_pct(hi)}], deals won {_pct(self.deal_win_rate)}, "
             f"points/deal {self.points_per_deal:+.3f} [{self.points_per_deal_ci[0]:+.3f}, "
             f"{self.points_per_deal_ci[1]:+.3f}], forfeits {self.a_forfeits}/{self.b_forfeits}"
+        ) + (f"\n{self.sprt_text()}" if self.sprt_verdict is not None else "")
+
+    def sprt_text(self) -> str:
+        """One line on the sequential stop ('' if the run had none)."""
+        if self.sprt_verdict is None or self.sprt_elo is None or self.sprt_bounds is None:
+            return ""
+        e0, e1 = self.sprt_elo
+        verdict = {
+            SPRT_H1: f"H1 accepted ({self.a} stronger than {self.b} by about {e1:g} Elo)",
+            SPRT_H0: f"H0 accepted ({self.a} not stronger than {self.b} by {e1:g} Elo)",
+        }.get(self.sprt_verdict, "undecided (maximum reached)")
+        units = "matches" if self.unit == "match" else "deals"
+        llr = round(self.sprt_llr or 0.0, 3) + 0.0  # no "-0.000"
+        return (
+            f"SPRT elo0 {e0:g} vs elo1 {e1:g} (alpha {self.sprt_alpha:g}, beta {self.sprt_beta:g}): "
+            f"{verdict} after {self.games} of at most {self.sprt_max_games} {units}, "
+            f"LLR {llr:+.3f} in [{self.sprt_bounds[0]:+.3f}, {self.sprt_bounds[1]:+.3f}]"
         )
 
 
@@ -251,19 +394,26 @@ class RoundRobinResult:
         unit = "matches to 7" if c.get("unit") == "match" else "single deals"
         dup = "duplicate" if c.get("duplicate") else "not duplicate"
         mt = f", {c['move_time']}s per move" if c.get("move_time") else ""
-        return f"Sixty-Six arena: {c.get('games')} {unit} per pairing, {dup}, seed {c.get('seed')}{mt}"
+        at_most = "at most " if c.get("sprt") else ""
+        return (f"Sixty-Six arena: {at_most}{c.get('games')} {unit} per pairing, {dup}, seed {c.get('seed')}"
+                f"{mt}")
+
+    def _sprt_lines(self) -> list[str]:
+        return [t for t in (p.sprt_text() for p in self.pairings) if t]
 
     def table(self) -> str:
         """A plain-text report for the terminal."""
         return "\n".join(
             [self._title(), "", _text_table(self._RATING_HEAD, self._rating_rows()), "",
-             _text_table(self._PAIR_HEAD, self._pairing_rows())]
+             _text_table(self._PAIR_HEAD, self._pairing_rows()),
+             *(["", *self._sprt_lines()] if self._sprt_lines() else [])]
         )
 
     def markdown(self) -> str:
         return "\n".join(
             [f"**{self._title()}**", "", _md_table(self._RATING_HEAD, self._rating_rows()), "",
-             _md_table(self._PAIR_HEAD, self._pairing_rows()), ""]
+             _md_table(self._PAIR_HEAD, self._pairing_rows()), "",
+             *(f"{t}\n" for t in self._sprt_lines())]
         )
 
     def plot(self, path: str) -> None:
@@ -421,19 +571,43 @@ def _mp_context() -> Any:
 
 def _run_games(players: Sequence[AgentLike], names: list[str], tasks: list[Task], unit: str,
                workers: int, move_time: float | None, done: dict[int, dict[str, Any]],
-               writer: ResultsWriter | None, progress: bool) -> None:
+               writer: ResultsWriter | None, progress: bool, seq: SequentialStop | None = None) -> int:
+    """Play the missing games; return how many leading games (by index) count.
+
+    Without ``seq`` that is all of them. With it, finished games are fed to the
+    test in index order and play stops once it decides: the count is then the
+    deciding game's index plus one, whatever order the workers finish in.
+    """
+    pos = 0  # games tasks[:pos] have been fed to seq
+
+    def advance() -> bool:
+        nonlocal pos
+        assert seq is not None
+        while pos < len(tasks) and tasks[pos].index in done:
+            pos += 1
+            if seq.add(done[tasks[pos - 1].index]):
+                return True
+        return False
+
+    if seq is not None and advance():
+        return pos  # a resumed run whose recorded games already decide
     todo = [t for t in tasks if t.index not in done]
     bar = _progress_bar(len(tasks), len(tasks) - len(todo), names, done) if progress else None
+    results = _results(players, todo, unit, workers, move_time)
     try:
-        for line in _results(players, todo, unit, workers, move_time):
+        for line in results:
             done[line["index"]] = line
             if writer is not None:
                 writer.write(line)
             if bar is not None:
                 bar.update(line)
+            if seq is not None and advance():
+                return pos
     finally:
+        results.close()  # stops (terminates) a worker pool still playing
         if bar is not None:
             bar.close()
+    return len(tasks)
 
 
 def _results(players: Sequence[AgentLike], todo: list[Task], unit: str, workers: int,
@@ -520,26 +694,50 @@ def run(
     results_path: str | None = None,
     resume: bool = False,
     progress: bool = False,
+    sprt: tuple[float, float] | None = None,
+    sprt_alpha: float = 0.05,
+    sprt_beta: float = 0.05,
 ) -> tuple[list[str], dict[str, Any], list[dict[str, Any]]]:
-    """Play (or finish) a round robin; return names, config and game lines ordered by index."""
+    """Play (or finish) a round robin; return names, config and game lines ordered by index.
+
+    With ``sprt`` (two players only) the lines are those up to the deciding game.
+    """
+    names, config, lines, _ = _run(
+        players, games=games, unit=unit, seed=seed, duplicate=duplicate, workers=workers,
+        move_time=move_time, results_path=results_path, resume=resume, progress=progress,
+        sprt=sprt_settings(sprt, sprt_alpha, sprt_beta),
+    )
+    return names, config, lines
+
+
+def _run(
+    players: Sequence[AgentLike], *, games: int, unit: str, seed: int, duplicate: bool, workers: int,
+    move_time: float | None, results_path: str | None, resume: bool, progress: bool,
+    sprt: SprtSettings | None,
+) -> tuple[list[str], dict[str, Any], list[dict[str, Any]], SequentialStop | None]:
     _check(players, games, unit, workers, move_time)
     if resume and results_path is None:
         raise ValueError("resume needs a results_path to resume from")
+    if sprt is not None and len(players) != 2:
+        raise ValueError(f"the SPRT stop is for head-to-head runs (two bots), got {len(players)} bots")
     names = _names(players)
-    config = {"players": names, "games": games, "unit": unit, "seed": seed, "duplicate": duplicate,
-              "move_time": move_time}
+    config: dict[str, Any] = {"players": names, "games": games, "unit": unit, "seed": seed,
+                              "duplicate": duplicate, "move_time": move_time}
+    if sprt is not None:  # only then, so files of runs without it resume as before
+        config["sprt"] = sprt.to_dict()
     tasks = schedule(len(players), games, seed, duplicate)
+    seq = SequentialStop(sprt, duplicate, games) if sprt is not None else None
     done: dict[int, dict[str, Any]] = {}
     writer = None
     if results_path is not None:
         lines, writer = open_results(results_path, config, resume)
         done = _validate_resumed(results_path, lines, tasks)
     try:
-        _run_games(players, names, tasks, unit, workers, move_time, done, writer, progress)
+        counted = _run_games(players, names, tasks, unit, workers, move_time, done, writer, progress, seq)
     finally:
         if writer is not None:
             writer.close()
-    return names, config, [done[t.index] for t in tasks]
+    return names, config, [done[t.index] for t in tasks[:counted]], seq
 
 
 def head_to_head(
@@ -555,18 +753,30 @@ def head_to_head(
     results_path: str | None = None,
     resume: bool = False,
     progress: bool = False,
+    sprt: tuple[float, float] | None = None,
+    sprt_alpha: float = 0.05,
+    sprt_beta: float = 0.05,
 ) -> PairingStats:
     """Play ``games`` games of A against B and return A's statistics.
 
     Duplicate mode plays each seed twice with the seats swapped. Spec strings
     or Agent objects (objects only with ``workers=1``). See the module
     docstring for the statistics and the results file.
+
+    ``sprt=(elo0, elo1)`` stops early once the SPRT of H0 "A is elo0 Elo
+    stronger" against H1 "A is elo1 stronger" (error rates ``sprt_alpha``,
+    ``sprt_beta``) decides; ``games`` is then the maximum, and the returned
+    statistics count the games up to the deciding one and hold the verdict
+    (``sprt_verdict``: ``"H1"``, ``"H0"`` or ``"undecided"``, ``sprt_llr``,
+    ``sprt_bounds``).
     """
-    names, _, lines = run(
+    names, _, lines, seq = _run(
         [agent_a, agent_b], games=games, unit=unit, seed=seed, duplicate=duplicate, workers=workers,
         move_time=move_time, results_path=results_path, resume=resume, progress=progress,
+        sprt=sprt_settings(sprt, sprt_alpha, sprt_beta),
     )
-    return pairing_stats(lines, 0, 1, names, unit, duplicate)
+    st = pairing_stats(lines, 0, 1, names, unit, duplicate)
+    return seq.record(st) if seq is not None else st
 
 
 def round_robin(
@@ -582,17 +792,26 @@ def round_robin(
     resume: bool = False,
     progress: bool = False,
     prior_draws: float = 1.0,
+    sprt: tuple[float, float] | None = None,
+    sprt_alpha: float = 0.05,
+    sprt_beta: float = 0.05,
 ) -> RoundRobinResult:
     """Every bot against every other, ``games`` games per pairing, plus ratings.
 
     Ratings are a Bradley-Terry fit over all games (``prior_draws`` virtual
     draws per pairing keep a perfect score finite; see :func:`stats.bradley_terry`).
+    ``sprt`` (exactly two bots) stops early as in :func:`head_to_head`; the
+    pairing then holds the verdict.
     """
-    names, config, lines = run(
+    names, config, lines, seq = _run(
         specs, games=games, unit=unit, seed=seed, duplicate=duplicate, workers=workers,
         move_time=move_time, results_path=results_path, resume=resume, progress=progress,
+        sprt=sprt_settings(sprt, sprt_alpha, sprt_beta),
     )
-    return summarize(names, config, lines, prior_draws=prior_draws)
+    result = summarize(names, config, lines, prior_draws=prior_draws)
+    if seq is not None:
+        seq.record(result.pairings[0])
+    return result
 
 
 def summarize(names: list[str], config: dict[str, Any], lines: Sequence[dict[str, Any]],

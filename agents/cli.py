@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -15,6 +16,8 @@ examples:
       --results runs/rr.jsonl --markdown runs/rr.md --json runs/rr.json --png runs/rr.png
   sixtysix arena heuristic random --games 100 --results runs/rr.jsonl --resume   # continue a killed run
   sixtysix arena heuristic random --unit deal --games 2000 --move-time 0.5
+  sixtysix arena pimc:worlds=30 heuristic --sprt 0,50 --games 2000   # stop once A is (not) 50 Elo stronger
+  sixtysix arena heuristic random --sprt=-20,20 --sprt-alpha 0.01 --sprt-beta 0.01 --games 500
   python -m agents.arena heuristic random --games 50
 
 Bots are spec strings for agents.make_agent: random, heuristic, pimc:worlds=30,
@@ -22,6 +25,15 @@ ismcts:iterations=2000, oracle (cheats: sees all cards), ppo:PATH.
 Duplicate mode (default) plays every card seed twice with the seats swapped.
 A bot that raises, plays an illegal action or overruns --move-time loses that
 game by forfeit. Results are identical for any --workers.
+
+--sprt ELO0,ELO1 (two bots only) runs a sequential probability ratio test of
+H0 "A is ELO0 Elo stronger than B" against H1 "A is ELO1 stronger" (error
+rates --sprt-alpha, --sprt-beta; default 0.05 each) and stops at the first
+game where it accepts either; --games is then the maximum. In duplicate mode
+it decides only after both seatings of a card seed. The verdict counts games
+in index order, so it is the same for any --workers and with --resume (games
+other workers finish after the decision are kept in --results but not
+counted). (--sprt -20,20 works too, as does --sprt=-20,20.)
 """
 
 REPLAY_EPILOG = """\
@@ -51,6 +63,17 @@ def _positive_float(text: str) -> float:
     return v
 
 
+def _elo_pair(text: str) -> tuple[float, float]:
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        elo0, elo1 = (float(p) for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected ELO0,ELO1 (two numbers), got {text!r}") from None
+    return elo0, elo1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sixtysix", description="Sixty-Six (Sechsundsechzig): bot arena and game replay."
@@ -74,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--workers", type=_positive_int, default=1, help="processes to play in (default 1)")
     a.add_argument("--move-time", type=_positive_float, default=None, metavar="SECONDS",
                    help="per-move time limit; over it the bot forfeits (default: none)")
+    a.add_argument("--sprt", type=_elo_pair, default=None, metavar="ELO0,ELO1",
+                   help="stop early once an SPRT of H0 'A is ELO0 stronger' vs H1 'A is ELO1 stronger' "
+                        "decides (two bots only; --games is the maximum)")
+    a.add_argument("--sprt-alpha", type=float, default=None, metavar="P",
+                   help="SPRT false-positive rate (accepting H1 when H0 holds; default 0.05)")
+    a.add_argument("--sprt-beta", type=float, default=None, metavar="P",
+                   help="SPRT false-negative rate (accepting H0 when H1 holds; default 0.05)")
     a.add_argument("--results", metavar="PATH", help="JSONL file; each game appended as it ends")
     a.add_argument("--resume", action="store_true", help="continue the run recorded in --results")
     a.add_argument("--json", metavar="PATH", help="write the JSON summary here ('-' for stdout)")
@@ -99,10 +129,18 @@ def _arena(args: argparse.Namespace) -> int:
         raise ValueError("give at least two bots")
     if args.resume and not args.results:
         raise ValueError("--resume needs --results PATH")
+    if args.sprt is None and (args.sprt_alpha is not None or args.sprt_beta is not None):
+        raise ValueError("--sprt-alpha and --sprt-beta need --sprt ELO0,ELO1")
+    if args.sprt is not None and len(args.bots) != 2:
+        raise ValueError(f"--sprt compares two bots (head-to-head), got {len(args.bots)} bots")
+    sprt_kw = {}
+    if args.sprt is not None:
+        sprt_kw = dict(sprt=args.sprt, sprt_alpha=0.05 if args.sprt_alpha is None else args.sprt_alpha,
+                       sprt_beta=0.05 if args.sprt_beta is None else args.sprt_beta)
     result = round_robin(
         args.bots, games=args.games, unit=args.unit, seed=args.seed, duplicate=args.duplicate,
         workers=args.workers, move_time=args.move_time, results_path=args.results, resume=args.resume,
-        progress=args.progress,
+        progress=args.progress, **sprt_kw,
     )
     print(result.table())
     summary = json.dumps(result.to_dict(), indent=2)
@@ -131,10 +169,27 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _glue_negative_sprt(argv: list[str]) -> list[str]:
+    """``--sprt -20,20`` -> ``--sprt=-20,20`` (argparse takes ``-20,20`` for an option)."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--":
+            out += argv[i:]
+            break
+        if argv[i] == "--sprt" and i + 1 < len(argv) and re.fullmatch(r"-[\d.][^,]*,.*", argv[i + 1]):
+            out.append(f"--sprt={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``sixtysix`` console script."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_glue_negative_sprt(sys.argv[1:] if argv is None else list(argv)))
     try:
         if args.command == "arena":
             return _arena(args)

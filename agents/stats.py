@@ -282,30 +282,26 @@ def sprt(
 ) -> SprtResult:
     """Sequential probability ratio test of H0: elo = elo0 against H1: elo = elo1.
 
-    Uses the generalized SPRT with the normal approximation of the
-    trinomial (win/draw/loss) score, as chess-engine testing does (fishtest):
-    ``LLR = n (s1 - s0) (2 s - s0 - s1) / (2 var)`` with ``s`` the observed
-    mean score and ``var`` its per-game variance. Stop when the LLR leaves
+    Wald's SPRT on game scores under the logistic Elo model: a game scores
+    ``x`` = 1 (win), 1/2 (draw) or 0 (loss) for A, with expected score ``s0``
+    under H0 and ``s1`` under H1, and adds
+    ``x log(s1 / s0) + (1 - x) log((1 - s1) / (1 - s0))`` to the LLR (exact for
+    matches, which cannot be drawn). Unlike the normal-approximation GSPRT,
+    it never decides on a handful of games because their observed variance
+    happens to be tiny. Stop when the LLR leaves
     ``[log(beta / (1 - alpha)), log((1 - beta) / alpha)]``.
     """
     if elo1 <= elo0:
         raise ValueError(f"need elo0 < elo1, got {elo0}, {elo1}")
     if not (0 < alpha < 1 and 0 < beta < 1):
         raise ValueError("alpha and beta must be in (0, 1)")
-    lower = math.log(beta / (1 - alpha))
-    upper = math.log((1 - beta) / alpha)
-    n = wins + draws + losses
     if min(wins, draws, losses) < 0:
         raise ValueError("counts must be non-negative")
-    llr = 0.0
-    if n > 0:
-        s = (wins + 0.5 * draws) / n
-        var = (wins + 0.25 * draws) / n - s * s
-        if var <= 1e-12:  # one outcome only: add one virtual draw so the LLR stays finite
-            n += 1
-            s = (wins + 0.5 * draws + 0.5) / n
-            var = (wins + 0.25 * draws + 0.25) / n - s * s
-        s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
-        llr = n * (s1 - s0) * (2 * s - s0 - s1) / (2 * var)
+    lower = math.log(beta / (1 - alpha))
+    upper = math.log((1 - beta) / alpha)
+    s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
+    points = wins + 0.5 * draws
+    misses = losses + 0.5 * draws
+    llr = points * math.log(s1 / s0) + misses * math.log((1 - s1) / (1 - s0))
     decision = "accept" if llr >= upper else "reject" if llr <= lower else "continue"
     return SprtResult(decision, llr, lower, upper)

@@ -1,5 +1,6 @@
-"""The arena: duplicate schedule, statistics, results file, resume, workers, replay."""
+"""The arena: duplicate schedule, statistics, results file, resume, workers, replay, SPRT stop."""
 
+import dataclasses
 import json
 import math
 import os
@@ -9,7 +10,7 @@ import time
 
 import pytest
 
-from agents import arena
+from agents import arena, stats
 from agents.arena import head_to_head, pairing_stats, round_robin, run, schedule
 from agents.base import BaseAgent
 from agents.random_agent import RandomAgent
@@ -276,3 +277,138 @@ def test_resume_after_killed_process_matches_uninterrupted_run(tmp_path):
 
 def test_module_docstring_names_the_cli():
     assert "sixtysix arena --help" in arena.__doc__
+
+
+# ------------------------------------------------------------ sequential stop
+SPRT_FIELDS = ("sprt_verdict", "sprt_llr", "sprt_bounds", "sprt_elo", "sprt_alpha", "sprt_beta",
+               "sprt_max_games")
+
+
+def _without_sprt(st):
+    return dataclasses.replace(st, **dict.fromkeys(SPRT_FIELDS))
+
+
+def test_sprt_stops_at_the_deciding_game():
+    st = head_to_head("heuristic", "random", games=60, sprt=(0, 120))
+    # heuristic wins every match; each win adds log(s1 / s0) = 0.2868 for (0, 120), so the
+    # LLR first passes the upper bound 2.944 at 11 wins, but duplicate mode decides only
+    # after both seatings of a seed: at 12
+    assert (st.games, st.a_wins, st.sprt_verdict, st.sprt_max_games) == (12, 12, arena.SPRT_H1, 60)
+    assert st.sprt_llr >= st.sprt_bounds[1] and st.sprt_elo == (0.0, 120.0)
+    assert stats.sprt(10, 0, 0, elo0=0, elo1=120).decision == "continue"  # not decided at the previous pair
+    plain = head_to_head("heuristic", "random", games=60, sprt=(0, 120), duplicate=False)
+    assert plain.games == 11 and plain.sprt_verdict == arena.SPRT_H1
+    # the statistics are exactly those of a fixed run of the deciding length
+    assert _without_sprt(st) == head_to_head("heuristic", "random", games=12)
+    assert "H1 accepted" in st.summary()
+
+
+@pytest.mark.parametrize(
+    "kw, games, verdict",
+    [
+        # equal bots: the truth lies halfway between H0 and H1, so either may be accepted
+        (dict(seed=0, sprt=(-50, 50)), 56, arena.SPRT_H1),
+        (dict(seed=1, sprt=(-50, 50), duplicate=False), 133, arena.SPRT_H0),
+        (dict(seed=1, sprt=(-20, 20)), 120, arena.SPRT_UNDECIDED),  # equal bots: runs to the maximum
+    ],
+)
+def test_sprt_workers_give_identical_results_and_verdicts(tmp_path, kw, games, verdict):
+    kw = dict(unit="deal", games=120 if verdict == arena.SPRT_UNDECIDED else 300, **kw)
+    one = head_to_head("random", "random", workers=1, results_path=str(tmp_path / "1.jsonl"), **kw)
+    two = head_to_head("random", "random", workers=2, results_path=str(tmp_path / "2.jsonl"), **kw)
+    assert one == two
+    assert (one.games, one.sprt_verdict) == (games, verdict)
+    lower, upper = one.sprt_bounds
+    assert (one.sprt_llr >= upper) if verdict == arena.SPRT_H1 else (
+        one.sprt_llr <= lower if verdict == arena.SPRT_H0 else lower < one.sprt_llr < upper)
+    # workers=1 plays exactly the counted games; other workers' extra games are kept but not counted
+    g1, g2 = _games(str(tmp_path / "1.jsonl")), _games(str(tmp_path / "2.jsonl"))
+    assert [g["index"] for g in g1] == list(range(games))
+    assert g2[:games] == g1
+    # resuming the file with extra games gives the same verdict and numbers
+    assert head_to_head("random", "random", workers=1, results_path=str(tmp_path / "2.jsonl"), resume=True,
+                        **kw) == one
+
+
+def test_sprt_resume_matches_uninterrupted_run(tmp_path):
+    kw = dict(games=300, unit="deal", seed=0, sprt=(-50, 50))
+    full = tmp_path / "full.jsonl"
+    ref = head_to_head("random", "random", results_path=str(full), **kw)
+    assert ref.games == 56
+    raw_lines = full.read_text().splitlines(keepends=True)
+    for k in (0, 7, 55):
+        part = tmp_path / f"part{k}.jsonl"
+        part.write_text("".join(raw_lines[: 1 + k]) + raw_lines[1 + k][:25])  # killed mid-write
+        assert head_to_head("random", "random", results_path=str(part), resume=True, workers=2, **kw) == ref
+        assert _games(str(part))[:56] == _games(str(full))
+    # a decided run resumes to the same verdict without playing anything
+    before = full.read_text()
+    assert head_to_head("random", "random", results_path=str(full), resume=True, **kw) == ref
+    assert full.read_text() == before
+    header = read_results(str(full))[0]
+    assert header["config"]["sprt"] == {"elo0": -50.0, "elo1": 50.0, "alpha": 0.05, "beta": 0.05}
+    with pytest.raises(ResultsFileError, match="different run configuration.*sprt"):
+        head_to_head("random", "random", games=300, unit="deal", results_path=str(full), resume=True)
+    with pytest.raises(ResultsFileError, match="different run configuration.*sprt"):
+        head_to_head("random", "random", results_path=str(full), resume=True, sprt_alpha=0.01, **kw)
+
+
+def test_sprt_reports_show_the_verdict():
+    st = head_to_head("heuristic", "random", games=60, sprt=(0, 120))
+    assert "SPRT elo0 0 vs elo1 120" in st.summary() and "H1 accepted" in st.summary()
+    d = json.loads(json.dumps(st.to_dict(), allow_nan=False))
+    assert d["sprt_verdict"] == "H1" and d["games"] == st.games < 60 and d["sprt_max_games"] == 60
+    assert d["sprt_bounds"] == pytest.approx([math.log(0.05 / 0.95), math.log(0.95 / 0.05)])
+    rr = round_robin(["heuristic", "random"], games=60, sprt=(0, 120))
+    assert rr.pairings[0] == st and rr.games == [st.games, st.games]
+    assert rr.config["sprt"]["elo1"] == 120.0
+    for text in (rr.table(), rr.markdown()):
+        assert "at most 60 matches" in text and "H1 accepted (heuristic stronger than random" in text
+    assert json.loads(json.dumps(rr.to_dict()))["pairings"][0]["sprt_verdict"] == "H1"
+    # runs without SPRT are unchanged: no verdict, no SPRT line, no config key
+    plain = round_robin(["heuristic", "random"], games=2)
+    assert plain.pairings[0].sprt_verdict is None and "SPRT" not in plain.table() + plain.markdown()
+    assert "sprt" not in plain.config and plain.pairings[0].summary().count("\n") == 0
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(sprt=(10, 0)), "elo0 < elo1"),
+        (dict(sprt=(5, 5)), "elo0 < elo1"),
+        (dict(sprt=(0, 10), sprt_alpha=0.0), "alpha must be in"),
+        (dict(sprt=(0, 10), sprt_alpha=1.0), "alpha must be in"),
+        (dict(sprt=(0, 10), sprt_beta=-0.1), "beta must be in"),
+        (dict(sprt=(0, 10), sprt_alpha=0.6, sprt_beta=0.5), "alpha \\+ beta < 1"),
+        (dict(sprt=(0, float("inf"))), "finite"),
+        (dict(sprt=("0", 10)), "finite number"),
+        (dict(sprt=(0, 10, 20)), "pair"),
+        (dict(sprt="0,10"), "pair"),
+        (dict(sprt_alpha=0.01), "need sprt"),
+    ],
+)
+def test_sprt_bad_arguments_are_value_errors(kw, match):
+    with pytest.raises(ValueError, match=match):
+        head_to_head("random", "random", games=2, **kw)
+
+
+def test_sprt_is_head_to_head_only():
+    with pytest.raises(ValueError, match="two bots"):
+        round_robin(["random", "heuristic", "random"], games=2, sprt=(0, 10))
+    with pytest.raises(ValueError, match="two bots"):
+        run(["random", "heuristic", "random"], games=2, sprt=(0, 10))
+    names, config, lines = run(["heuristic", "random"], games=60, sprt=(0, 120))
+    assert len(lines) == head_to_head("heuristic", "random", games=60, sprt=(0, 120)).games
+
+
+def test_sequential_stop_counts_games_from_a_side():
+    s = arena.SequentialStop(arena.SprtSettings(0, 10), duplicate=True, max_games=3)
+    assert s.verdict == arena.SPRT_UNDECIDED and s.result.llr == 0.0
+    win_a_seat0 = {"seats": [0, 1], "winner": 0}
+    win_a_seat1 = {"seats": [1, 0], "winner": 1}
+    loss = {"seats": [1, 0], "winner": 0}
+    assert not s.add(win_a_seat0) and s.result.llr == 0.0  # mid-pair: not tested
+    assert not s.add(win_a_seat1) and s.result.llr > 0
+    assert (s.wins, s.draws, s.losses) == (2, 0, 0)
+    s.add(loss)  # game 3 is the maximum: tested though it ends no pair
+    assert s.result == stats.sprt(2, 0, 1, elo0=0, elo1=10)

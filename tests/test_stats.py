@@ -101,16 +101,24 @@ def test_bradley_terry_rejects_bad_input():
 def test_sprt_bounds_and_hand_computed_llr():
     res = stats.sprt(60, 20, 40, elo0=0, elo1=10)
     assert res.lower == pytest.approx(-2.9444, abs=1e-4) and res.upper == pytest.approx(2.9444, abs=1e-4)
-    # s = 70/120, var = 65/120 - s^2, s0 = 0.5, s1 = 1 / (1 + 10^(-10/400))
-    s, s0, s1 = 70 / 120, 0.5, 1 / (1 + 10 ** (-10 / 400))
-    var = 65 / 120 - s * s
-    assert res.llr == pytest.approx(120 * (s1 - s0) * (2 * s - s0 - s1) / (2 * var))
+    # 70 points and 50 misses (draws count half); s0 = 0.5, s1 = 1 / (1 + 10^(-10/400))
+    s0, s1 = 0.5, 1 / (1 + 10 ** (-10 / 400))
+    assert res.llr == pytest.approx(70 * math.log(s1 / s0) + 50 * math.log((1 - s1) / (1 - s0)))
     assert res.decision == "continue"
+
+
+def test_sprt_needs_evidence_not_a_short_streak():
+    # three straight wins cannot tell -50 from +50 Elo at alpha = beta = 0.05
+    assert stats.sprt(3, 0, 0, elo0=-50, elo1=50).decision == "continue"
+    # a Bernoulli SPRT: each win adds log(s1 / s0) = log(2 * 0.5715) = 0.1336, so it
+    # takes ceil(log(0.95 / 0.05) / 0.1336) = 23 straight wins to accept H1
+    assert stats.sprt(22, 0, 0, elo0=0, elo1=50).decision == "continue"
+    assert stats.sprt(23, 0, 0, elo0=0, elo1=50).decision == "accept"
 
 
 def test_sprt_decides_both_ways():
     assert stats.sprt(700, 100, 300, elo0=0, elo1=20).decision == "accept"
     assert stats.sprt(300, 100, 700, elo0=0, elo1=20).decision == "reject"
-    assert stats.sprt(30, 0, 0, elo0=0, elo1=20).llr > 0  # finite with one outcome only
+    assert stats.sprt(30, 0, 0, elo0=0, elo1=20).llr > 0
     with pytest.raises(ValueError):
         stats.sprt(1, 1, 1, elo0=10, elo1=0)
