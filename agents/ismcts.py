@@ -8,7 +8,10 @@ available, not the parent's visits), adds one node, and values the leaf
 with a heuristic playout that hands over to the exact solver once the talon
 is closed or spent (:func:`agents.pimc.playout_value`). Values are game
 points scaled to [-1, 1], each node storing them for the player who moved
-into it. The most visited root action is played.
+into it. A close made in the tree is valued by the solver as if the closer
+saw every card (strategy fusion), so the closer's reward gives up
+``CLOSE_MARGIN`` game points, as PIMC's closes must win by that margin. The
+most visited root action is played.
 
 Phase 1 (talon open) is where the tree search runs. Once the talon is
 closed or spent the bot plays like PIMC with the exact solver (with the
