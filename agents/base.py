@@ -31,6 +31,12 @@ class Agent(Protocol):
     def act(self, view: PlayerView) -> int: ...
 
 
+def require_turn(view: PlayerView) -> None:
+    """Raise a clear error when a bot is asked to act outside its turn."""
+    if not view.legal_mask:
+        raise ValueError(f"no legal action for player_{view.player}: it is not its turn")
+
+
 class BaseAgent:
     """Convenience base: a name, an own ``random.Random``, ``reset`` reseeds it."""
 

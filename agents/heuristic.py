@@ -37,7 +37,7 @@ from sixtysix_env.engine import (
 )
 from sixtysix_env.knowledge import PlayerView, sample_state
 
-from .base import BaseAgent
+from .base import BaseAgent, require_turn
 from .solver import Solver
 
 CLOSE_MARGIN = 0  # close when score + sure points + expected pickups >= 66 + margin
@@ -205,8 +205,7 @@ class HeuristicAgent(BaseAgent):
         self.solver.clear()
 
     def act(self, view: PlayerView) -> int:
-        if not view.legal_mask:
-            raise ValueError(f"no legal action for player_{view.player}: it is not its turn")
+        require_turn(view)
         if view.stock == 0 and view.window in (LEAD, FOLLOW, FINAL):
             # Talon spent: the unseen cards are exactly the opponent's hand.
             world = sample_state(view, self.rng)

@@ -28,7 +28,7 @@ from sixtysix_env.actions import CLOSE, actions_of
 from sixtysix_env.engine import OVER
 from sixtysix_env.knowledge import PlayerView, sample_state
 
-from .base import BaseAgent
+from .base import BaseAgent, require_turn
 from .heuristic import obvious_action
 from .pimc import CLOSE_MARGIN, PimcAgent, playout_value, solvable
 from .solver import Solver, terminal_value
@@ -77,8 +77,7 @@ class IsmctsAgent(BaseAgent):
         self.solver.clear()
 
     def act(self, view: PlayerView) -> int:
-        if not view.legal_mask:
-            raise ValueError(f"no legal action for player_{view.player}: it is not its turn")
+        require_turn(view)
         a = obvious_action(view)
         if a is not None:
             return a

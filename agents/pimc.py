@@ -25,7 +25,7 @@ from sixtysix_env.actions import CLOSE, DECLARE, actions_of
 from sixtysix_env.engine import CLOSE_RESPONSE, LEAD, OVER, State
 from sixtysix_env.knowledge import PlayerView, sample_state
 
-from .base import BaseAgent
+from .base import BaseAgent, require_turn
 from .heuristic import obvious_action, rollout_action
 from .solver import Solver, is_phase2, terminal_value
 
@@ -93,8 +93,7 @@ class PimcAgent(BaseAgent):
         self.solver.clear()
 
     def act(self, view: PlayerView) -> int:
-        if not view.legal_mask:
-            raise ValueError(f"no legal action for player_{view.player}: it is not its turn")
+        require_turn(view)
         a = obvious_action(view)
         if a is not None:
             return a

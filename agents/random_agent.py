@@ -5,7 +5,7 @@ from __future__ import annotations
 from sixtysix_env.actions import actions_of
 from sixtysix_env.knowledge import PlayerView
 
-from .base import BaseAgent
+from .base import BaseAgent, require_turn
 
 
 class RandomAgent(BaseAgent):
@@ -14,7 +14,5 @@ class RandomAgent(BaseAgent):
     name = "random"
 
     def act(self, view: PlayerView) -> int:
-        legal = actions_of(view.legal_mask)
-        if not legal:
-            raise ValueError(f"no legal action for player_{view.player}: it is not its turn")
-        return self.rng.choice(legal)
+        require_turn(view)
+        return self.rng.choice(actions_of(view.legal_mask))
