@@ -2,7 +2,7 @@
 
 Usage::
 
-    python train.py                                      # configs/default.yaml (~10 min, 2 cores)
+    python train.py                                      # configs/default.yaml (~6 min, 2 cores)
     python train.py --config configs/long.yaml           # the full recipe
     python train.py --total-steps 100000 name=try seed=3 # override any config key
     python train.py --resume                             # continue runs/<name>/last.pt
