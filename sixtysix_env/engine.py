@@ -673,11 +673,6 @@ def next_deal(state: State, rng: int | random.Random | Any | None = None) -> Sta
     return deal(rng, next_dealer(state), state.match_scores)
 
 
-def card_names(mask: int) -> list[str]:
-    """Names of the cards in a mask (for messages and tests)."""
-    return names_of(mask)
-
-
 __all__ = [
     "CARD_NAMES",
     "CLOSER_BEATEN",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .cards import SUIT_MASKS, cards_of
+from .cards import cards_of
 from .engine import OVER, State, make_rng
 
 _FIELDS = (
@@ -267,8 +267,3 @@ def resample(state: State, player: int, rng: int | random.Random | Any | None = 
     """A world ``player`` cannot tell apart from ``state`` (OpenSpiel's
     ``resample_from_infostate``)."""
     return sample_state(view(state, player), rng)
-
-
-def suit_cards(mask: int, suit: int) -> int:
-    """The cards of ``suit`` in ``mask``."""
-    return mask & SUIT_MASKS[suit]
