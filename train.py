@@ -2,7 +2,7 @@
 
 Usage::
 
-    python train.py                                      # configs/default.yaml (~6 min, 2 cores)
+    python train.py                                      # configs/default.yaml (~10 min, 2 cores)
     python train.py --config configs/long.yaml           # the full recipe
     python train.py --total-steps 100000 name=try seed=3 # override any config key
     python train.py --resume                             # continue runs/<name>/last.pt
@@ -14,7 +14,11 @@ One iteration:
    policy acts for both seats of self-play tables, and for one seat of tables
    against an opponent from the pool (a frozen past snapshot, or a bot from
    ``agents/``). Illegal logits are set to the dtype minimum and the mask is
-   stored with the transition.
+   stored with the transition. The policy's seats play obvious moves (a
+   correct declaration, the trump-nine exchange, a marriage) by rule and,
+   once the talon is spent and the view fixes every card, the exact solver
+   (``assist``, as the ``ppo`` bot does), so the network learns the
+   decisions where judgement matters.
 2. **Per-seat trajectories.** Each seat of each table is its own trajectory:
    a transition of player p continues at p's next decision, and the reward
    of a deal (+-game points) belongs to the last transition of each player,
@@ -25,11 +29,19 @@ One iteration:
    rollout's end with the critic's value of each seat's current position.
    The critic may see the full state (``encode_full``); the policy never.
 4. **PPO update**: clipped surrogate, value loss, entropy bonus; the stored
-   masks are reused to recompute log-probs. Kickstarting (Schmitt et al.
-   2018): while its weight is positive, a cross-entropy term pulls the policy
-   towards a teacher bot's action (``heuristic``) on the learner's rows; the
-   weight fades linearly, so PPO starts from sensible play instead of from
-   random play, which it otherwise needs millions of deals to leave.
+   masks are reused to recompute log-probs. A teacher term (kickstarting,
+   Schmitt et al. 2018) pulls the policy towards a teacher on the learner's
+   rows; plain PPO from random play needs millions of deals to get anywhere.
+   The default teacher, ``pimc-values``, distils PIMC: each labelled row gets
+   PIMC's action values in ONE world sampled from the player's view (about
+   0.6 ms, 1/64 of a pimc decision, computed by ``teacher_workers``
+   processes while the main process plays), and the centred logits are
+   regressed on them (:func:`value_distill_loss`); over many rows that
+   regression converges to PIMC's values averaged over worlds. Its weight
+   (``teacher_coef`` fading linearly to ``teacher_min``) is 10 throughout
+   in the shipped configs: in runs this short the distillation is most of
+   the learning. A bot spec (``heuristic``) instead pulls towards that bot's
+   action by cross-entropy.
 5. **Evaluate** against random, heuristic and pimc through the arena with
    duplicate deals; log to TensorBoard and ``metrics.csv``; checkpoint
    atomically (``last.pt``: everything to resume; ``best.pt``: the best
@@ -42,6 +54,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import random
 import sys
 import time
 import typing
@@ -53,6 +66,7 @@ import numpy as np
 import torch
 import yaml
 
+from agents.heuristic import scripted_action
 from agents.neural import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_VERSION,
@@ -63,11 +77,14 @@ from agents.neural import (
     masked_distribution,
     save_atomic,
 )
+from agents.solver import Solver
 from sixtysix_env.actions import N_ACTIONS
+from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.vector import EPISODES, VectorEnv
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.yaml"
+VALUE_TEACHER = "pimc-values"
 
 
 # ===================================================================== config
@@ -81,7 +98,7 @@ class Config:
     """parent folder of the run folders"""
     seed: int = 1
     """seeds the deals, the network initialisation and the sampling"""
-    total_steps: int = 3_000_000
+    total_steps: int = 1_600_000
     """environment steps (decisions at all tables, opponents' included) to train for"""
     num_envs: int = 128
     """tables stepped together; the network sees batches of this size"""
@@ -89,7 +106,7 @@ class Config:
     """steps per table between two updates (a batch is num_envs * rollout_steps decisions)"""
     episode: str = "match"
     """'match': tables play whole matches (deal rewards, every match score seen); 'deal': 0:0 deals"""
-    learning_rate: float = 3e-4
+    learning_rate: float = 1e-3
     """Adam step size"""
     anneal_lr: bool = True
     """decay the learning rate linearly to 0 over total_steps"""
@@ -117,16 +134,28 @@ class Config:
     """critic MLP hidden sizes"""
     full_critic: bool = True
     """the critic sees the full state (encode_full: opponent's hand, talon); the policy never does"""
-    teacher: str = "heuristic"
-    """kickstarting teacher (agent spec; '' for none): a cross-entropy term pulls the policy towards
-    the teacher's action on the learner's rows, fading out, so PPO starts from sensible play"""
-    teacher_coef: float = 1.0
+    assist: bool = True
+    """the policy's seats play obvious moves by rule and the exact solver once the talon is spent
+    (agents.heuristic.scripted_action, as the ppo bot does by default); those moves are not
+    learner steps, so learning is about the real choices"""
+    teacher: str = "pimc-values"
+    """kickstarting teacher, so PPO starts from sensible play: 'pimc-values' regresses
+    the centred logits (times teacher_temp) on PIMC's action values in one sampled world (their
+    average over worlds is what pimc maximises: a distillation of pimc); an agent spec
+    ('heuristic') pulls the policy towards that bot's action by cross-entropy; '' for none"""
+    teacher_temp: float = 0.05
+    """'pimc-values': game points per logit, so the distilled policy is softmax(values / temp)"""
+    teacher_frac: float = 1.0
+    """fraction of the learner's rows the teacher labels (its labels cost most of the time)"""
+    teacher_workers: int = 2
+    """processes that compute teacher labels while the main process plays (0: the main process)"""
+    teacher_coef: float = 10.0
     """initial weight of the teacher term"""
-    teacher_steps: int = 3_000_000
+    teacher_steps: int = 1_600_000
     """environment steps over which the teacher weight decays linearly to teacher_min"""
-    teacher_min: float = 0.0
-    """teacher weight after teacher_steps (a small floor keeps the endgame play the teacher
-    solves exactly from drifting; 0 turns the teacher off)"""
+    teacher_min: float = 10.0
+    """teacher weight after teacher_steps (equal to teacher_coef: a constant weight; 0: the teacher
+    fades out and PPO alone goes on)"""
     torch_threads: int = 1
     """torch.set_num_threads for the whole run"""
     opp_self: float = 0.45
@@ -145,7 +174,7 @@ class Config:
     """updates between two snapshots added to the pool"""
     snapshot_pool: int = 20
     """most recent snapshots kept"""
-    eval_every: int = 500_000
+    eval_every: int = 0
     """environment steps between evaluations (also one at the end; 0: only at the end)"""
     eval_random_games: int = 20
     """matches against 'random' per evaluation (duplicate pairs)"""
@@ -207,6 +236,17 @@ def _validate(cfg: Config) -> Config:
         raise ConfigError(f"config key 'episode' must be one of {EPISODES}, got {cfg.episode!r}")
     if cfg.teacher_coef < 0 or cfg.teacher_min < 0:
         raise ConfigError("config keys 'teacher_coef' and 'teacher_min' must be >= 0")
+    if cfg.teacher_workers < 0:
+        raise ConfigError(f"config key 'teacher_workers' must be >= 0, got {cfg.teacher_workers}")
+    if not cfg.teacher_temp > 0 or not 0 < cfg.teacher_frac <= 1:
+        raise ConfigError("config keys need teacher_temp > 0 and 0 < teacher_frac <= 1")
+    if cfg.teacher and cfg.teacher != VALUE_TEACHER:
+        from agents import parse_spec
+
+        try:
+            parse_spec(cfg.teacher)
+        except ValueError as e:
+            raise ConfigError(f"config key 'teacher': {VALUE_TEACHER!r}, '' or an agent spec; {e}") from None
     weights = [cfg.opp_self, cfg.opp_snapshot, cfg.opp_random, cfg.opp_heuristic, cfg.opp_pimc]
     if min(weights) < 0 or sum(weights) <= 0:
         raise ConfigError(f"opponent weights opp_* must be >= 0 with a positive sum, got {weights}")
@@ -348,6 +388,24 @@ def record_rewards(
     last_t[ended] = -1
 
 
+def value_distill_loss(logits: torch.Tensor, values: torch.Tensor, legal: torch.Tensor,
+                       temp: float) -> torch.Tensor:
+    """Mean squared error between ``temp * logits`` and ``values`` over the legal
+    actions, each centred on its mean over them.
+
+    Centring removes what all actions share (how lucky the sampled world
+    was), which is most of a one-world label's noise, and leaves the logits'
+    free constant alone. Its minimiser over many worlds is logits = mean
+    values / temp, so the policy becomes softmax(PIMC's values / temp).
+    """
+    m = legal.to(logits.dtype)
+    n = m.sum(1, keepdim=True).clamp(min=1.0)
+    pred = logits * temp
+    pred = pred - (pred * m).sum(1, keepdim=True) / n
+    target = values - (values * m).sum(1, keepdim=True) / n
+    return (((pred - target) ** 2) * m).sum() / m.sum().clamp(min=1.0)
+
+
 def sample_actions(logits: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Sample legal actions and their log-probs from the masked policy."""
     dist = masked_distribution(logits, masks)
@@ -401,9 +459,98 @@ class Opponents:
 
 
 # ================================================================ collection
+_WORKER_TEACHERS: dict[str, Any] = {}  # per process: the teacher bot or solver, built on first use
+
+
+def teacher_labels(spec: str, views: list[PlayerView], seeds: list[int]) -> list[Any]:
+    """Teacher labels of ``views``, one seed each (so a label does not depend on
+    which process computes it): PIMC's values in one sampled world (a dict
+    action -> game points) for ``pimc-values``, else the bot's action."""
+    from agents.pimc import world_action_values
+
+    if spec not in _WORKER_TEACHERS:
+        from agents import make_agent
+
+        _WORKER_TEACHERS[spec] = Solver() if spec == VALUE_TEACHER else make_agent(spec)
+    teacher = _WORKER_TEACHERS[spec]
+    out: list[Any] = []
+    for v, seed in zip(views, seeds, strict=True):
+        if spec == VALUE_TEACHER:
+            out.append(world_action_values(v, random.Random(seed), teacher))
+            teacher.clear()
+        else:
+            teacher.reset(seed)
+            out.append(teacher.act(v))
+    return out
+
+
+class Teacher:
+    """Labels the learner's rows for kickstarting: a bot's action, or (``pimc-values``)
+    PIMC's action values in one world sampled from the player's view.
+
+    With ``workers`` > 0 the labels are computed in worker processes while the
+    main process goes on playing; :meth:`finish` collects them into the buffer
+    before the update. Labels are the same either way.
+    """
+
+    def __init__(self, spec: str, seed: int, frac: float, workers: int = 0) -> None:
+        self.spec = spec
+        self.values = spec == VALUE_TEACHER
+        self.rng = random.Random(seed)
+        self.frac = frac
+        self.pool = None
+        if workers > 0:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        self.pending: list[tuple[int, list[int], Any]] = []
+
+    def label(self, t: int, rows: list[int], venv: VectorEnv) -> None:
+        """Queue labels for step ``t`` of ``rows`` (a random ``frac`` of them)."""
+        rng = self.rng
+        picked, views = [], []
+        for n in rows:
+            if self.frac < 1 and rng.random() >= self.frac:
+                continue
+            v = venv.view_of(n)
+            if self.values and v.legal_mask & (v.legal_mask - 1) == 0:
+                continue  # one legal move: nothing to learn
+            picked.append(n)
+            views.append(v)
+        if not picked:
+            return
+        seeds = [rng.getrandbits(63) for _ in picked]
+        if self.pool is None:
+            self.pending.append((t, picked, teacher_labels(self.spec, views, seeds)))
+        else:
+            self.pending.append((t, picked, self.pool.submit(teacher_labels, self.spec, views, seeds)))
+
+    def finish(self, buf: Rollout) -> None:
+        """Write every queued label into ``buf`` (waits for the workers)."""
+        for t, rows, res in self.pending:
+            labels = res if isinstance(res, list) else res.result()
+            for n, lab in zip(rows, labels, strict=True):
+                if self.values:
+                    out = buf.teacher_values[t, n]
+                    out[:] = 0.0
+                    for a, q in lab.items():
+                        out[a] = q
+                else:
+                    buf.teacher[t, n] = lab
+                buf.labelled[t, n] = True
+        self.pending.clear()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = None
+
+
 class Rollout:
     """Time-major ``(T, N, ...)`` buffers of one rollout, like CleanRL's; ``learn``
-    marks the rows that are steps of a learner trajectory (opponents' moves are not)."""
+    marks the rows that are steps of a learner trajectory (opponents' moves and,
+    with ``assist``, the scripted moves are not)."""
 
     def __init__(self, T: int, N: int, critic_in: int) -> None:
         self.obs = np.zeros((T, N, OBS_SIZE), np.float32)
@@ -417,6 +564,8 @@ class Rollout:
         self.seats = np.zeros((T, N), np.int64)
         self.learn = np.zeros((T, N), bool)
         self.teacher = np.zeros((T, N), np.int64)  # the teacher's action on learner rows (kickstarting)
+        self.teacher_values = np.zeros((T, N, N_ACTIONS), np.float32)  # or its action values
+        self.labelled = np.zeros((T, N), bool)  # rows the teacher labelled
         self.last_t = np.full((N, 2), -1, np.int64)  # each seat's latest pending transition
 
 
@@ -428,17 +577,22 @@ def collect(
     snapshot_net: PolicyNet,
     buf: Rollout,
     rng: np.random.Generator,
-    teacher: Any = None,
+    teacher: Teacher | None = None,
+    assist: Solver | None = None,
 ) -> tuple[np.ndarray, dict[int, list[float]]]:
     """Fill ``buf`` with one rollout; returns the bootstrap values ``(N, 2)`` of
     each seat's current position and, per opponent kind, the learner's reward
-    of every deal that ended (self-play: the winner's). ``teacher`` (an agent
-    or None) labels the learner's rows with its action for kickstarting."""
+    of every deal that ended (self-play: the winner's). ``teacher`` (or None)
+    labels the learner's rows for kickstarting. ``assist`` (a
+    :class:`agents.solver.Solver`, or None) plays the policy's seats' obvious
+    moves and, once the talon is spent, the exact endgame."""
     T = buf.rewards.shape[0]
     cin = slice(0, buf.critic_obs.shape[2])
     buf.dones[:] = False
     buf.rewards[:] = 0.0
+    buf.labelled[:] = False
     buf.last_t[:] = -1
+    py_rng = random.Random(int(rng.integers(2**31)))
     deal_rewards: dict[int, list[float]] = {k: [] for k in range(len(KIND_NAMES))}
     kind = opponents.kind
     for t in range(T):
@@ -447,10 +601,16 @@ def collect(
         buf.masks[t] = venv.masks
         buf.seats[t] = venv.to_act
         learn = opponents.learns(venv.to_act)
+        solved: dict[int, int] = {}
+        if assist is not None:  # the policy's seats: obvious moves and the spent-talon endgame
+            for n in np.flatnonzero(learn | (kind == SNAPSHOT)).tolist():
+                a = scripted_action(venv.view_of(n), assist, py_rng)
+                if a is not None:
+                    solved[n] = a
+                    learn[n] = False
         buf.learn[t] = learn
         if teacher is not None:
-            for n in np.flatnonzero(learn).tolist():
-                buf.teacher[t, n] = teacher.act(venv.view_of(n))
+            teacher.label(t, np.flatnonzero(learn).tolist(), venv)
         with torch.no_grad():
             obs_t = torch.from_numpy(buf.obs[t])
             mask_t = torch.from_numpy(buf.masks[t])
@@ -466,7 +626,10 @@ def collect(
             keys = rng.random((len(rand), N_ACTIONS))
             actions[rand] = np.argmax(np.where(buf.masks[t][rand], keys, -1.0), axis=1)
         for n in np.flatnonzero(~learn & (kind >= HEURISTIC)).tolist():
-            actions[n] = opponents.bot(n, int(kind[n])).act(venv.view_of(n))
+            if n not in solved:
+                actions[n] = opponents.bot(n, int(kind[n])).act(venv.view_of(n))
+        for n, a in solved.items():
+            actions[n] = a
         buf.actions[t] = actions
         venv.step(actions)
         record_rewards(t, buf.seats[t], learn, venv.deal_done, venv.rewards, buf.last_t,
@@ -476,6 +639,8 @@ def collect(
             r = abs(venv.rewards[n, 0]) if k == SELF else venv.rewards[n, opponents.learner_seat[n]]
             deal_rewards[k].append(float(r))
         opponents.redraw(np.flatnonzero(venv.match_done if venv.episode == "match" else venv.deal_done))
+    if teacher is not None:
+        teacher.finish(buf)
     with torch.no_grad():
         next_values = np.stack(
             [critic(torch.from_numpy(venv.full_obs_of(p)[:, cin])).numpy() for p in (0, 1)], axis=1
@@ -572,9 +737,8 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
 
     teacher = None
     if cfg.teacher:
-        from agents import make_agent
-
-        teacher = make_agent(cfg.teacher, seed=cfg.seed)
+        teacher = Teacher(cfg.teacher, cfg.seed + 7919 * update, cfg.teacher_frac, cfg.teacher_workers)
+    assist = Solver() if cfg.assist else None
     N, T = cfg.num_envs, cfg.rollout_steps
     venv = VectorEnv(N, seed=env_seed, episode=cfg.episode, full_obs=True)
     opponents = Opponents(cfg, N, rng)
@@ -602,7 +766,7 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
         save_atomic(obj, path)
 
     def run_eval() -> dict[str, float]:
-        agent = PPOAgent(policy, greedy=True, name="ppo-train")
+        agent = PPOAgent(policy, greedy=True, name="ppo-train", assist=cfg.assist)
         out: dict[str, float] = {}
         for spec, games in (("random", cfg.eval_random_games), ("heuristic", cfg.eval_heuristic_games),
                             (cfg.eval_pimc_spec, cfg.eval_pimc_games)):
@@ -626,7 +790,7 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
         teacher_w = cfg.teacher_min + (cfg.teacher_coef - cfg.teacher_min) * fade if teacher else 0.0
         t0 = time.perf_counter()
         next_values, deal_rewards = collect(venv, opponents, policy, critic, snapshot_net, buf, rng,
-                                            teacher if teacher_w > 0 else None)
+                                            teacher if teacher_w > 0 else None, assist)
         collect_s = time.perf_counter() - t0
 
         # ---- 2-3. per-seat GAE
@@ -644,6 +808,8 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
         b_adv = torch.from_numpy(adv.reshape(-1)[sel])
         b_ret = torch.from_numpy(ret.reshape(-1)[sel])
         b_teacher = torch.from_numpy(buf.teacher.reshape(-1)[sel])
+        b_tvalues = torch.from_numpy(buf.teacher_values.reshape(-1, N_ACTIONS)[sel])
+        b_labelled = torch.from_numpy(buf.labelled.reshape(-1)[sel])
         size = len(b_act)
         mb_size = max(1, size // cfg.num_minibatches)
         clipfracs: list[float] = []
@@ -665,8 +831,14 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
                 v_loss = 0.5 * ((critic(b_cobs[mb]) - b_ret[mb]) ** 2).mean()
                 entropy = dist.entropy().mean()
                 loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
-                if teacher_w > 0:  # kickstarting: cross-entropy towards the teacher's action
-                    t_loss = -dist.log_prob(b_teacher[mb]).mean()
+                lab = mb[b_labelled[mb]]
+                if teacher_w > 0 and len(lab):  # kickstarting on the labelled rows
+                    if teacher.values:  # regress centred logits on PIMC's values
+                        t_loss = value_distill_loss(policy(b_obs[lab]), b_tvalues[lab], b_mask[lab],
+                                                    cfg.teacher_temp)
+                    else:  # cross-entropy towards the teacher's action
+                        t_loss = -masked_distribution(policy(b_obs[lab]), b_mask[lab]).log_prob(
+                            b_teacher[lab]).mean()
                     loss = loss + teacher_w * t_loss
                 optimizer.zero_grad()
                 loss.backward()
@@ -715,6 +887,8 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
         if bar is not None:
             bar.update(min(global_step, cfg.total_steps) - bar.n)
             bar.set_postfix_str(f"sps={metrics['charts/sps']:.0f} {eval_note}")
+    if teacher is not None:
+        teacher.close()
     if bar is not None:
         bar.close()
     logger.close()

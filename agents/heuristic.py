@@ -22,6 +22,8 @@ solver.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sixtysix_env.actions import CLOSE, CONTINUE, DECLARE, EXCHANGE, MARRIAGE
 from sixtysix_env.cards import ACE, POINTS, SUIT_MASKS, TEN, bits_of
 from sixtysix_env.engine import (
@@ -35,10 +37,10 @@ from sixtysix_env.engine import (
     WIN_SCORE,
     State,
 )
-from sixtysix_env.knowledge import PlayerView, sample_state
+from sixtysix_env.knowledge import PlayerView
 
 from .base import BaseAgent, require_turn
-from .solver import Solver
+from .solver import Solver, endgame_action
 
 CLOSE_MARGIN = 0  # close when score + sure points + expected pickups >= 66 + margin
 PICKUP_PER_WINNER = 3  # points a sure winner is expected to pick up from the opponent
@@ -206,13 +208,17 @@ class HeuristicAgent(BaseAgent):
 
     def act(self, view: PlayerView) -> int:
         require_turn(view)
-        if view.stock == 0 and view.window in (LEAD, FOLLOW, FINAL):
-            # Talon spent: the unseen cards are exactly the opponent's hand.
-            world = sample_state(view, self.rng)
-            action, _ = self.solver.best_action(world)
-            self.solver.clear()
-            return action
-        return view_rule_action(view)
+        a = endgame_action(view, self.solver, self.rng)
+        return view_rule_action(view) if a is None else a
+
+
+def scripted_action(view: PlayerView, solver: Solver, rng: Any) -> int | None:
+    """A move a bot may play without its own judgement, or None: an
+    :func:`obvious_action`, or the exact solver's move once the talon is
+    spent (:func:`agents.solver.endgame_action`). The ``ppo`` bot and its
+    training use this, so the network decides only the real choices."""
+    a = obvious_action(view)
+    return endgame_action(view, solver, rng) if a is None else a
 
 
 def obvious_action(view: PlayerView) -> int | None:

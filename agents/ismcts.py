@@ -10,8 +10,15 @@ is closed or spent (:func:`agents.pimc.playout_value`). Values are game
 points scaled to [-1, 1], each node storing them for the player who moved
 into it. A close made in the tree is valued by the solver as if the closer
 saw every card (strategy fusion), so the closer's reward gives up
-``CLOSE_MARGIN`` game points, as PIMC's closes must win by that margin. The
-most visited root action is played.
+``CLOSE_MARGIN`` game points, as PIMC's closes must win by that margin.
+
+The root is searched in rounds with common random numbers: each round
+samples one world and runs one iteration under every root action in it, so
+root actions are compared on the same worlds, the way PIMC compares them,
+and a world's luck (worth up to 3 points either way, far more than the
+difference between two moves) cancels out of the comparison. Without this
+the tree needed many more iterations to tell moves apart and was no
+stronger than PIMC. The root action with the best mean value is played.
 
 Phase 1 (talon open) is where the tree search runs. Once the talon is
 closed or spent the bot plays like PIMC with the exact solver (with the
@@ -25,7 +32,7 @@ from __future__ import annotations
 import math
 
 from sixtysix_env.actions import CLOSE, actions_of
-from sixtysix_env.engine import OVER
+from sixtysix_env.engine import OVER, State
 from sixtysix_env.knowledge import PlayerView, sample_state
 
 from .base import BaseAgent, require_turn
@@ -89,52 +96,76 @@ class IsmctsAgent(BaseAgent):
             self.solver.clear()
 
     def _search(self, view: PlayerView) -> int:
+        root = self.search_tree(view)
+        return max(root.children, key=lambda a: (root.children[a].reward / root.children[a].visits, -a))
+
+    def search_tree(self, view: PlayerView) -> Node:
+        """The root of the tree after ``iterations`` iterations (at least one round).
+
+        Iterations run in rounds: one sampled world per round, one descent per
+        root action in it, so root actions are compared on the same worlds
+        (common random numbers, as PIMC does: a world's luck cancels out of
+        the comparison); below the root, UCB as usual.
+        """
         me = view.player
         root = Node(1 - me)
         rng = self.rng
-        c = self.c
-        for _ in range(self.iterations):
-            s = sample_state(view, rng)
-            node = root
-            path = [root]
-            closer = -1
-            while s.window != OVER and not solvable(s):
-                legal = actions_of(s.legal_mask())
-                untried = [a for a in legal if a not in node.children]
-                if untried:
-                    a = untried[rng.randrange(len(untried))]
-                    child = Node(s.to_act)
-                    node.children[a] = child
-                    for b in legal:
-                        ch = node.children.get(b)
-                        if ch is not None:
-                            ch.avail += 1
-                    if a == CLOSE:
-                        closer = s.to_act
-                    s.apply_unchecked(a)
-                    path.append(child)
-                    break
-                best_a, best_u = legal[0], -math.inf
-                for a in legal:
-                    ch = node.children[a]
-                    ch.avail += 1
-                    u = ch.reward / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
-                    if u > best_u:
-                        best_a, best_u = a, u
-                node = node.children[best_a]
-                if best_a == CLOSE:
-                    closer = s.to_act
-                s.apply_unchecked(best_a)
-                path.append(node)
-            if s.window == OVER:
-                value = terminal_value(s, me)
-            else:
-                value = playout_value(s, me, self.solver)
-            r = value / MAX_VALUE
-            if closer >= 0:
-                r += -CLOSE_TAX if closer == me else CLOSE_TAX
-            for n in path:
-                n.visits += 1
-                n.reward += r if n.mover == me else -r
         legal = actions_of(view.legal_mask)
-        return max(legal, key=lambda a: (root.children[a].visits if a in root.children else -1, -a))
+        for a in legal:
+            root.children[a] = Node(me)
+        done = 0
+        while done < self.iterations:
+            world = sample_state(view, rng)
+            for a in legal:
+                s = world.clone()
+                s.apply_unchecked(a)
+                child = root.children[a]
+                self._descend(s, [root, child], me, me if a == CLOSE else -1)
+            done += len(legal)
+        self.solver.clear()
+        return root
+
+    def _descend(self, s: State, path: list[Node], me: int, closer: int) -> None:
+        """One iteration below the root: select by UCB among the actions legal in
+        the world ``s``, add one node, value the leaf, back the value up ``path``."""
+        rng = self.rng
+        c = self.c
+        node = path[-1]
+        while s.window != OVER and not solvable(s):
+            legal = actions_of(s.legal_mask())
+            untried = [a for a in legal if a not in node.children]
+            if untried:
+                a = untried[rng.randrange(len(untried))]
+                child = Node(s.to_act)
+                node.children[a] = child
+                for b in legal:
+                    ch = node.children.get(b)
+                    if ch is not None:
+                        ch.avail += 1
+                if a == CLOSE:
+                    closer = s.to_act
+                s.apply_unchecked(a)
+                path.append(child)
+                break
+            best_a, best_u = legal[0], -math.inf
+            for a in legal:
+                ch = node.children[a]
+                ch.avail += 1
+                u = ch.reward / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+                if u > best_u:
+                    best_a, best_u = a, u
+            node = node.children[best_a]
+            if best_a == CLOSE:
+                closer = s.to_act
+            s.apply_unchecked(best_a)
+            path.append(node)
+        if s.window == OVER:
+            value = terminal_value(s, me)
+        else:
+            value = playout_value(s, me, self.solver)
+        r = value / MAX_VALUE
+        if closer >= 0:
+            r += -CLOSE_TAX if closer == me else CLOSE_TAX
+        for n in path:
+            n.visits += 1
+            n.reward += r if n.mover == me else -r

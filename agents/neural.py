@@ -1,4 +1,4 @@
-"""The PPO policy network and the bot that plays it (no search at play time).
+"""The PPO policy network and the bot that plays it (no search before the endgame).
 
 The policy sees exactly the environment's observation
 (:func:`sixtysix_env.observation.encode`) and outputs 32 logits, one per
@@ -32,6 +32,8 @@ from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.observation import OBS_SIZE, encode
 
 from .base import BaseAgent
+from .heuristic import scripted_action
+from .solver import Solver
 
 CHECKPOINT_FORMAT = "sixtysix-ppo"
 CHECKPOINT_VERSION = 1
@@ -139,19 +141,28 @@ def save_atomic(obj: dict[str, Any], path: str | os.PathLike) -> None:
 
 # ---------------------------------------------------------------------- the bot
 class PPOAgent(BaseAgent):
-    """Plays a trained policy network: one forward pass per decision, no search.
+    """Plays a trained policy network: one forward pass per decision.
 
     ``greedy=True`` picks the most probable legal action; otherwise it samples
     from the masked policy with the agent's own RNG (reseeded by ``reset``).
+    ``assist=True`` (the default) plays, like the search bots, the obvious
+    moves (a correct declaration, the trump-nine exchange, a marriage) and,
+    like every bot of the ladder, the exact solver's move once the talon is
+    spent, when the view fixes every card
+    (:func:`agents.heuristic.scripted_action`; under a millisecond); the
+    network makes every other decision. With ``assist=False`` the network
+    plays every move: no rules, no search.
     The forward pass runs in numpy on a copy of the weights, which is several
     times faster than torch for a single observation and thread-free.
     """
 
     def __init__(self, policy: PolicyNet, *, greedy: bool = True, seed: int | None = None,
-                 name: str = "ppo") -> None:
+                 name: str = "ppo", assist: bool = True) -> None:
         super().__init__(seed)
         self.name = name
         self.greedy = greedy
+        self.assist = assist
+        self.solver = Solver()
         self.np_rng = np.random.default_rng(seed)
         self.layers: list[tuple[np.ndarray, np.ndarray]] = [
             (m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
@@ -177,6 +188,10 @@ class PPOAgent(BaseAgent):
         legal = view.legal_mask
         if not legal:
             raise ValueError(f"player_{view.player} has no legal action in this view (not its turn?)")
+        if self.assist:
+            a = scripted_action(view, self.solver, self.rng)
+            if a is not None:
+                return a
         mask = np.array([(legal >> a) & 1 for a in range(N_ACTIONS)], dtype=bool)
         z = np.where(mask, self.logits(view).astype(np.float64), -np.inf)
         if self.greedy:
@@ -187,10 +202,13 @@ class PPOAgent(BaseAgent):
 
 
 def load_ppo_agent(path: str | os.PathLike | None = None, seed: int | None = None, *,
-                   greedy: bool = True) -> PPOAgent:
+                   greedy: bool = True, assist: bool = True) -> PPOAgent:
     """A :class:`PPOAgent` from a checkpoint file; ``None``: the shipped
     :data:`DEFAULT_CHECKPOINT`. Bad files raise ``ValueError`` naming them."""
     path = DEFAULT_CHECKPOINT if path is None else Path(path)
     ckpt = load_checkpoint(path)
     name = "ppo" if path == DEFAULT_CHECKPOINT else f"ppo:{path}"
-    return PPOAgent(policy_from_checkpoint(ckpt, path), greedy=greedy, seed=seed, name=name)
+    if not assist:
+        name += ",assist=0" if ":" in name else ":assist=0"
+    return PPOAgent(policy_from_checkpoint(ckpt, path), greedy=greedy, seed=seed, name=name,
+                    assist=assist)

@@ -21,6 +21,8 @@ here that mostly makes closing look better than it is, hence the small
 
 from __future__ import annotations
 
+from typing import Any
+
 from sixtysix_env.actions import CLOSE, DECLARE, actions_of
 from sixtysix_env.engine import CLOSE_RESPONSE, LEAD, OVER, State
 from sixtysix_env.knowledge import PlayerView, sample_state
@@ -73,6 +75,30 @@ def search_value(state: State, player: int, solver: Solver, depth: int) -> float
     return best
 
 
+def world_action_values(view: PlayerView, rng: Any, solver: Solver, depth: int = 1) -> dict[int, float]:
+    """PIMC's values of every legal action in ONE world sampled from ``view``.
+
+    Game points for the player to act, a close already charged
+    ``CLOSE_MARGIN``. PIMC plays the best average of these over its worlds;
+    averaged over many positions they are also an unbiased training signal
+    for PIMC's averaged values (``train.py``'s ``pimc-values`` teacher).
+    The solver's tables are kept (they help the next world of the same
+    decision); the caller clears them.
+    """
+    world = sample_state(view, rng)
+    if solvable(world):
+        values = {a: float(v) for a, v in solver.action_values(world).items()}
+    else:
+        values = {}
+        for a in actions_of(view.legal_mask):
+            child = world.clone()
+            child.apply_unchecked(a)
+            values[a] = search_value(child, view.player, solver, depth - 1)
+    if CLOSE in values:
+        values[CLOSE] -= CLOSE_MARGIN
+    return values
+
+
 class PimcAgent(BaseAgent):
     """PIMC over ``worlds`` sampled worlds (see the module docstring)."""
 
@@ -103,19 +129,10 @@ class PimcAgent(BaseAgent):
             self.solver.clear()
 
     def _search(self, view: PlayerView) -> int:
-        me = view.player
         n = 1 if view.stock == 0 else self.worlds
         legal = actions_of(view.legal_mask)
         totals = dict.fromkeys(legal, 0.0)
         for _ in range(n):
-            world = sample_state(view, self.rng)
-            if solvable(world):
-                for a, v in self.solver.action_values(world).items():
-                    totals[a] += v
-                continue
-            for a in legal:
-                child = world.clone()
-                child.apply_unchecked(a)
-                totals[a] += search_value(child, me, self.solver, self.depth - 1)
-        margin = CLOSE_MARGIN * n
-        return max(legal, key=lambda a: (totals[a] - (margin if a == CLOSE else 0), a == DECLARE, -a))
+            for a, v in world_action_values(view, self.rng, self.solver, self.depth).items():
+                totals[a] += v
+        return max(legal, key=lambda a: (totals[a], a == DECLARE, -a))

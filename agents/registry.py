@@ -2,8 +2,11 @@
 
 A spec is a bot name, optionally followed by ``:`` and comma-separated
 ``key=value`` parameters (``"ismcts:iterations=500,c=0.7"``). The PPO bot
-takes a checkpoint path instead: ``"ppo"`` (the shipped checkpoint) or
-``"ppo:runs/x/model.pt"``. Unknown bots, unknown or repeated parameters and
+takes a checkpoint path first: ``"ppo"`` (the shipped checkpoint),
+``"ppo:runs/x/model.pt"``, and ``assist=0`` for the network alone, without
+the obvious moves played by rule and the exact solver once the talon is
+spent (``"ppo:assist=0"``,
+``"ppo:runs/x/model.pt,assist=0"``). Unknown bots, unknown or repeated parameters and
 bad values raise ``ValueError`` with the list of bots and their parameters.
 """
 
@@ -66,7 +69,11 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
             "CHEATS: sees the true state; perfect-information upper bound for measurements",
             {"depth": Param(int, 1, 1, "decisions searched by minimax before playouts (talon open)")},
         ),
-        BotInfo("ppo", "agents.neural:load_ppo_agent", "trained PPO policy; 'ppo:PATH' for a checkpoint"),
+        BotInfo(
+            "ppo", "agents.neural:load_ppo_agent", "trained PPO policy; 'ppo:PATH' for a checkpoint",
+            {"assist": Param(int, 1, 0, "1: obvious moves by rule, exact solver once the talon is spent; "
+                                      "0: the network plays every move")},
+        ),
     )
 }
 
@@ -77,7 +84,7 @@ def describe_agents() -> str:
     for b in KNOWN_AGENTS.values():
         params = ", ".join(f"{k}={p.default}" for k, p in b.params.items())
         lines.append(f"  {b.name}{':' + params if params else ''}  - {b.help}")
-    lines.append("  ppo:PATH  - PPO policy from a checkpoint file")
+    lines.append("  ppo:PATH[,assist=0]  - PPO policy from a checkpoint file")
     return "known bots (spec NAME or NAME:key=value,...):\n" + "\n".join(lines)
 
 
@@ -95,7 +102,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     if info is None:
         raise _error(f"unknown bot {name!r} in spec {spec!r}")
     if name == "ppo":
-        return name, {"path": rest.strip() or None}
+        return name, _parse_ppo(spec, rest)
     values = {k: p.default for k, p in info.params.items()}
     if not rest.strip():
         return name, values
@@ -122,11 +129,29 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, values
 
 
+def _parse_ppo(spec: str, rest: str) -> dict[str, Any]:
+    """``ppo`` parameters: an optional checkpoint path first, then ``assist=0|1``."""
+    path, _, tail = rest.partition(",")
+    path = path.strip()
+    if path.startswith("assist="):
+        path, tail = "", rest
+    values: dict[str, Any] = {"path": path or None, "assist": 1}
+    if tail.strip():
+        key, eq, raw = tail.partition("=")
+        if key.strip() != "assist" or not eq or raw.strip() not in ("0", "1"):
+            raise _error(f"bad ppo parameters {tail!r} in {spec!r}: expected 'assist=0' or 'assist=1' "
+                         "after the checkpoint path")
+        values["assist"] = int(raw)
+    return values
+
+
 def canonical_name(name: str, values: dict[str, Any]) -> str:
     """The spec string naming a bot: defaults are left out (``"pimc"``, ``"pimc:worlds=8"``)."""
     info = KNOWN_AGENTS[name]
     if name == "ppo":
-        return f"ppo:{values['path']}" if values.get("path") else "ppo"
+        parts = ([values["path"]] if values.get("path") else []) + (
+            ["assist=0"] if values.get("assist", 1) == 0 else [])
+        return "ppo:" + ",".join(parts) if parts else "ppo"
     changed = [f"{k}={v}" for k, v in values.items() if v != info.params[k].default]
     return name + (":" + ",".join(changed) if changed else "")
 
@@ -137,7 +162,9 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     if name == "ppo":
         from agents.neural import load_ppo_agent
 
-        return load_ppo_agent(values["path"], seed=seed)
+        if values["assist"] == 1:  # keep the plain call for the default
+            return load_ppo_agent(values["path"], seed=seed)
+        return load_ppo_agent(values["path"], seed=seed, assist=False)
     module, _, attr = KNOWN_AGENTS[name].target.partition(":")
     cls = getattr(importlib.import_module(module), attr)
     agent = cls(seed=seed, **values)

@@ -18,7 +18,8 @@ move by move over the engine itself, exactly but slowly: phase 1 from early
 in the deal is far too large to solve, so callers bound it themselves.
 
 Public functions: :func:`solve` (value), :func:`best_action`,
-:func:`action_values`. A :class:`Solver` keeps transposition tables between
+:func:`action_values`, :func:`endgame_action` (a player's exact move once
+the talon is spent). A :class:`Solver` keeps transposition tables between
 calls (useful when one decision solves many related positions).
 """
 
@@ -31,6 +32,7 @@ from sixtysix_env.actions import CLOSE, DECLARE, actions_of
 from sixtysix_env.cards import LAST_TRICK_BONUS, POINTS, SUIT_MASKS
 from sixtysix_env.engine import (
     DRAW,
+    FINAL,
     FOLLOW,
     HIGHER,
     LEAD,
@@ -40,6 +42,7 @@ from sixtysix_env.engine import (
     State,
     deal,
 )
+from sixtysix_env.knowledge import PlayerView, sample_state
 
 INF = 4  # larger than any deal value (|value| <= 3)
 FALSE_DECLARATION_VALUE = -2
@@ -309,6 +312,23 @@ class Solver:
         if values.get(DECLARE) == best_v:
             return DECLARE, best_v
         return min(a for a, v in values.items() if v == best_v), best_v
+
+
+def endgame_action(view: PlayerView, solver: Solver, rng: random.Random) -> int | None:
+    """The exact move once the talon is spent, else None.
+
+    With the talon spent the view fixes every card (the unseen cards are the
+    opponent's hand), so the one world :func:`sample_state` can draw is the
+    true state and the solver's move is perfect play. This is the endgame of
+    every bot that does not search by itself (``heuristic``, ``ppo``).
+    Clears ``solver`` afterwards.
+    """
+    if view.stock != 0 or view.window not in (LEAD, FOLLOW, FINAL) or not view.legal_mask:
+        return None
+    try:
+        return solver.best_action(sample_state(view, rng))[0]
+    finally:
+        solver.clear()
 
 
 def solve(state: State) -> int:

@@ -12,6 +12,7 @@ from agents import KNOWN_AGENTS, describe_agents, make_agent, parse_spec
 from agents.base import Agent
 from agents.heuristic import HeuristicAgent, masters, rule_action, should_close
 from agents.random_agent import RandomAgent
+from agents.registry import canonical_name
 from sixtysix_env.actions import CONTINUE, DECLARE, EXCHANGE, MARRIAGE
 from sixtysix_env.cards import card_id, mask_of
 from sixtysix_env.engine import DRAW, FINAL, FOLLOW, LEAD, State, deal, fixed_deal
@@ -98,7 +99,14 @@ def test_ppo_specs_load_lazily_through_agents_neural(monkeypatch):
     make_agent("ppo", seed=5)
     make_agent("ppo:runs/x/model.pt", seed=6)
     assert calls == [(None, 5), ("runs/x/model.pt", 6)]
-    assert parse_spec("ppo:a:b.pt") == ("ppo", {"path": "a:b.pt"})
+    assert parse_spec("ppo:a:b.pt") == ("ppo", {"path": "a:b.pt", "assist": 1})
+    assert parse_spec("ppo:assist=0") == ("ppo", {"path": None, "assist": 0})
+    assert parse_spec("ppo:x.pt,assist=0") == ("ppo", {"path": "x.pt", "assist": 0})
+    assert canonical_name("ppo", {"path": "x.pt", "assist": 0}) == "ppo:x.pt,assist=0"
+    assert canonical_name("ppo", {"path": None, "assist": 1}) == "ppo"
+    for bad in ("ppo:x.pt,endgame=2", "ppo:x.pt,greedy=1", "ppo:x.pt,endgame"):
+        with pytest.raises(ValueError, match="assist=0"):
+            parse_spec(bad)
 
 
 def test_describe_agents_lists_every_bot():

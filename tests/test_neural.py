@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from agents import make_agent
+from agents.heuristic import obvious_action, rollout_action
 from agents.neural import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_VERSION,
@@ -19,8 +20,9 @@ from agents.neural import (
     load_ppo_agent,
     save_atomic,
 )
-from sixtysix_env.engine import deal
-from sixtysix_env.knowledge import view
+from agents.solver import action_values
+from sixtysix_env.engine import FINAL, FOLLOW, LEAD, deal
+from sixtysix_env.knowledge import sample_state, view
 from sixtysix_env.observation import OBS_SIZE, encode
 
 
@@ -83,6 +85,36 @@ def test_checkpoint_round_trip_gives_the_same_actions(tmp_path: Path) -> None:
     assert len(set(before)) > 3  # the test would notice a constant policy
     via_registry = make_agent(f"ppo:{path}", seed=1)
     assert [via_registry.act(v) for v in vs] == before
+
+
+def test_assist_plays_obvious_moves_and_the_exact_endgame_unless_turned_off(tmp_path: Path) -> None:
+    net = make_policy(7)
+    path = tmp_path / "p.pt"
+    write_checkpoint(net, path)
+    rng, vs = random.Random(4), []
+    for _ in range(30):  # heuristic play, which usually runs the talon out
+        s = deal(rng)
+        while not s.is_over:
+            vs.append(view(s, s.to_act))
+            s.apply(rollout_action(s))
+    spent = [v for v in vs if v.stock == 0 and v.window in (LEAD, FOLLOW, FINAL)]
+    obvious = [v for v in vs if v not in spent and obvious_action(v) is not None]
+    others = [v for v in vs if v not in spent and obvious_action(v) is None]
+    assert len(spent) > 50 and len(obvious) > 20 and len(others) > 50
+    with_eg, net_only = PPOAgent(net), make_agent(f"ppo:{path},assist=0")
+    assert net_only.name == f"ppo:{path},assist=0" and not net_only.assist
+    # Real choices before the endgame: both are the network.
+    assert [with_eg.act(v) for v in others] == [net_only.act(v) for v in others]
+    # Obvious moves: by rule (the untrained net often plays something else).
+    assert [with_eg.act(v) for v in obvious] == [obvious_action(v) for v in obvious]
+    assert [net_only.act(v) for v in obvious] != [obvious_action(v) for v in obvious]
+    # Talon spent: the default plays a move of best exact value; the net alone often does not.
+    worse = 0
+    for v in spent:
+        values = action_values(sample_state(v, 0))
+        assert values[with_eg.act(v)] == max(values.values())
+        worse += values[net_only.act(v)] < max(values.values())
+    assert worse > 0
 
 
 def test_sampled_play_is_reproducible_after_reset(tmp_path: Path) -> None:

@@ -92,3 +92,23 @@ def test_phase_one_searches_return_legal_actions():
     v = view(s, s.to_act)
     for spec in ("pimc:worlds=4,depth=2", "ismcts:iterations=40"):
         assert v.legal_mask >> make_agent(spec, seed=1).act(v) & 1
+
+
+def test_ismcts_compares_root_actions_on_the_same_worlds() -> None:
+    """Every root action gets one descent per sampled world (paired comparison)."""
+    from agents.ismcts import IsmctsAgent
+
+    bot = IsmctsAgent(seed=3, iterations=50)
+    checked = 0
+    for s in positions(60, seed=9):
+        v = view(s, s.to_act)
+        k = v.legal_mask.bit_count()
+        if not v.talon_open or k < 2:
+            continue
+        root = bot.search_tree(v)
+        rounds = -(-50 // k)
+        assert sorted(root.children) == sorted(a for a in range(32) if v.legal_mask >> a & 1)
+        assert [ch.visits for ch in root.children.values()] == [rounds] * k
+        assert root.visits == rounds * k
+        checked += 1
+    assert checked > 10

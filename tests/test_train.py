@@ -11,7 +11,12 @@ import pytest
 import torch
 
 import train
+from agents.heuristic import obvious_action
 from agents.neural import load_checkpoint, load_ppo_agent
+from agents.solver import action_values
+from sixtysix_env.actions import CLOSE, DECLARE
+from sixtysix_env.engine import FINAL, FOLLOW, LEAD
+from sixtysix_env.knowledge import view
 from sixtysix_env.vector import VectorEnv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +49,15 @@ def test_unknown_or_mistyped_keys_name_the_key(tmp_path: Path) -> None:
         train.load_config(bad)
     bad.write_text("num_envs: 0\n")
     with pytest.raises(train.ConfigError, match="'num_envs' must be >= 1"):
+        train.load_config(bad)
+    bad.write_text("teacher: pimc-valuez\n")
+    with pytest.raises(train.ConfigError, match="'teacher'.*unknown bot 'pimc-valuez'"):
+        train.load_config(bad)
+    bad.write_text("teacher_workers: -1\n")
+    with pytest.raises(train.ConfigError, match="'teacher_workers' must be >= 0"):
+        train.load_config(bad)
+    bad.write_text("teacher_temp: 0\n")
+    with pytest.raises(train.ConfigError, match="teacher_temp > 0"):
         train.load_config(bad)
     bad.write_text("[1, 2]\n")
     with pytest.raises(train.ConfigError, match="mapping"):
@@ -147,6 +161,96 @@ def test_collect_attributes_every_deal_to_both_seats() -> None:
     assert buf.learn.all() and len(deal_rewards[train.SELF]) == deals
 
 
+def test_assist_and_value_teacher_in_collect() -> None:
+    """Obvious moves and, with the talon spent, the solver play the policy's seats (not learner steps);
+    deals still pay the seats' last learner rows; the teacher labels learner rows only."""
+    cfg = train.Config(num_envs=4, rollout_steps=150, opp_self=1.0, opp_snapshot=0.0, opp_heuristic=0.0,
+                       hidden=[16], critic_hidden=[16])
+    rng = np.random.default_rng(1)
+    venv = VectorEnv(4, seed=3, full_obs=True)
+    policy = train.PolicyNet(train.OBS_SIZE, cfg.hidden)
+    critic = train.ValueNet(train.FULL_OBS_SIZE, cfg.critic_hidden)
+    with torch.no_grad():  # never close or declare, so talons run out
+        policy.net[-1].bias[[CLOSE, DECLARE]] = -50.0
+    buf = train.Rollout(150, 4, train.FULL_OBS_SIZE)
+    teacher = train.Teacher("pimc-values", seed=0, frac=1.0)
+    torch.manual_seed(1)
+    train.collect(venv, train.Opponents(cfg, 4, rng), policy, critic, policy, buf, rng, teacher,
+                  train.Solver())
+    replay = VectorEnv(4, seed=3)
+    solved = paid = obvious_seen = 0
+    last_learn: dict[tuple[int, int], int] = {}
+    for t in range(150):
+        for n in range(4):
+            s = replay.states[n]
+            spent = s.stock == 0 and s.window in (LEAD, FOLLOW, FINAL)
+            obvious = obvious_action(view(s, s.to_act))
+            scripted = spent or obvious is not None
+            assert buf.learn[t, n] == (not scripted)
+            assert buf.labelled[t, n] == (not scripted and s.legal_mask().bit_count() > 1)
+            if obvious is not None:
+                assert buf.actions[t, n] == obvious
+                obvious_seen += 1
+            elif spent:
+                values = action_values(s)
+                assert values[int(buf.actions[t, n])] == max(values.values())
+                solved += 1
+            else:
+                last_learn[n, s.to_act] = t
+            if buf.labelled[t, n]:
+                legal = buf.masks[t, n]
+                assert not buf.teacher_values[t, n][~legal].any()
+        replay.step(buf.actions[t])
+        for n in np.flatnonzero(replay.deal_done).tolist():
+            for p in (0, 1):
+                k = last_learn.pop((n, p), None)
+                if k is not None:
+                    assert buf.dones[k, n] and buf.rewards[k, n] == replay.rewards[n, p]
+                    paid += 1
+    assert solved > 30 and paid > 10 and obvious_seen > 10
+
+
+@pytest.mark.parametrize("spec", ["pimc-values", "heuristic"])
+def test_teacher_workers_give_the_same_labels(spec: str) -> None:
+    bufs = []
+    for workers in (0, 1):
+        venv = VectorEnv(6, seed=2)
+        buf = train.Rollout(12, 6, train.FULL_OBS_SIZE)
+        teacher = train.Teacher(spec, seed=5, frac=0.7, workers=workers)
+        try:
+            for t in range(12):
+                teacher.label(t, list(range(6)), venv)
+                venv.step([int(np.flatnonzero(m)[0]) for m in venv.masks])
+            teacher.finish(buf)
+        finally:
+            teacher.close()
+        bufs.append(buf)
+    a, b = bufs
+    assert 20 < a.labelled.sum() < 72  # frac and one-move rows leave some out
+    np.testing.assert_array_equal(a.labelled, b.labelled)
+    np.testing.assert_array_equal(a.teacher_values, b.teacher_values)
+    np.testing.assert_array_equal(a.teacher, b.teacher)
+    if spec == "pimc-values":
+        assert np.abs(a.teacher_values).sum() > 0
+
+
+def test_value_distill_loss_is_zero_at_centred_values_only() -> None:
+    legal = torch.tensor([[True, True, False, True], [False, True, True, False]])
+    values = torch.tensor([[1.0, -1.0, 9.0, 3.0], [0.0, 2.0, 2.0, -5.0]])
+    temp = 0.5
+    # logits = values / temp plus any constant per row, anything on illegal slots: zero loss
+    logits = values / temp + torch.tensor([[7.0], [-3.0]])
+    logits[0, 2], logits[1, 3] = 100.0, -100.0
+    assert train.value_distill_loss(logits, values, legal, temp).item() == pytest.approx(0.0, abs=1e-6)
+    # one legal logit off by d (in value units) on a row of 3 legal actions: centred error
+    # (2d/3, -d/3, -d/3), squared mean over the 5 legal slots of the batch = (6/9) d^2 / 5
+    d = 1.5
+    off = logits.clone()
+    off[0, 0] += d / temp
+    expected = (4 / 9 + 1 / 9 + 1 / 9) * d * d / 5
+    assert train.value_distill_loss(off, values, legal, temp).item() == pytest.approx(expected, rel=1e-5)
+
+
 # ---------------------------------------------------------- end to end run
 def run_train(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(ROOT / "train.py"), "--config", str(SMOKE), *args],
@@ -184,4 +288,4 @@ def test_defaults_are_the_default_config(capsys: pytest.CaptureFixture[str]) -> 
     assert train.load_config(ROOT / "configs" / "default.yaml") == train.Config()
     assert train.main(["--help"]) == 0
     out = capsys.readouterr().out
-    assert "--total-steps (3000000): environment steps" in out
+    assert "--total-steps (1600000): environment steps" in out

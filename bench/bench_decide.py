@@ -1,0 +1,69 @@
+"""Time per decision of a bot, on positions from heuristic self-play.
+
+Collects the decisions of ``--deals`` heuristic-vs-heuristic deals (each
+decision's view), then times ``bot.act`` on every one of them, one core.
+Reports mean, median, 99th percentile and max, over all decisions and over
+the phase-1 decisions (talon open, more than one legal move), where search
+bots spend their time.
+
+    .venv/bin/python bench/bench_decide.py pimc ismcts --deals 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents import make_agent  # noqa: E402
+from agents.heuristic import rollout_action  # noqa: E402
+from sixtysix_env.engine import deal  # noqa: E402
+from sixtysix_env.knowledge import PlayerView, view  # noqa: E402
+
+
+def positions(deals: int, seed: int) -> list[PlayerView]:
+    """Every decision's view in ``deals`` heuristic self-play deals."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(deals):
+        s = deal(rng)
+        while not s.is_over:
+            out.append(view(s, s.to_act))
+            s.apply_unchecked(rollout_action(s))
+    return out
+
+
+def summary(ms: list[float]) -> str:
+    ms = sorted(ms)
+    p99 = ms[min(len(ms) - 1, int(0.99 * len(ms)))]
+    return (f"n={len(ms):5d}  mean {statistics.fmean(ms):7.1f} ms  median {ms[len(ms) // 2]:7.1f}"
+            f"  p99 {p99:7.1f}  max {ms[-1]:7.1f}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("bots", nargs="+", help="agent specs, e.g. pimc ismcts:iterations=500")
+    ap.add_argument("--deals", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    views = positions(args.deals, args.seed)
+    for spec in args.bots:
+        bot = make_agent(spec, seed=1)
+        all_ms, open_ms = [], []
+        for v in views:
+            t = time.perf_counter()
+            bot.act(v)
+            ms = 1000 * (time.perf_counter() - t)
+            all_ms.append(ms)
+            if v.talon_open and v.legal_mask & (v.legal_mask - 1):
+                open_ms.append(ms)
+        print(f"{spec}\n  all decisions      {summary(all_ms)}\n  talon open, choice {summary(open_ms)}")
+
+
+if __name__ == "__main__":
+    main()
