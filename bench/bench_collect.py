@@ -3,10 +3,12 @@
 Runs ``train.collect`` (the exact code the trainer uses: vectorized tables,
 observations written into a batch, masked sampling, critic values, per-seat
 reward bookkeeping) with the current policy in both seats, and reports steps
-per second of collection alone and of collection plus one PPO update.
+per second of collection (the teacher, which costs most of a training step
+when on, is not included).
 
     python bench/bench_collect.py                   # 128 tables x 64 steps, 1 torch thread
     python bench/bench_collect.py --envs 256 --threads 2 --rollouts 10
+    python bench/bench_collect.py --assist          # with obvious moves and the endgame by rule
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ def main() -> None:
     ap.add_argument("--rollouts", type=int, default=6)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--assist", action="store_true",
+                    help="obvious moves and the exact endgame by rule, as in training")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     cfg = train.Config(num_envs=args.envs, rollout_steps=args.steps, opp_self=1.0, opp_snapshot=0.0,
@@ -44,14 +48,15 @@ def main() -> None:
     policy = PolicyNet(OBS_SIZE, cfg.hidden)
     critic = ValueNet(FULL_OBS_SIZE, cfg.critic_hidden)
     buf = train.Rollout(args.steps, args.envs, FULL_OBS_SIZE)
-    train.collect(venv, opponents, policy, critic, policy, buf, rng)  # warm-up
+    assist = train.Solver() if args.assist else None
+    train.collect(venv, opponents, policy, critic, policy, buf, rng, None, assist)  # warm-up
     t0 = time.perf_counter()
     for _ in range(args.rollouts):
-        train.collect(venv, opponents, policy, critic, policy, buf, rng)
+        train.collect(venv, opponents, policy, critic, policy, buf, rng, None, assist)
     dt = time.perf_counter() - t0
     steps = args.rollouts * args.envs * args.steps
     print(f"collection: {steps / dt:,.0f} env steps/s  ({steps} steps in {dt:.2f} s, {args.envs} tables, "
-          f"{args.threads} torch thread(s), hidden {args.hidden}x2)")
+          f"{args.threads} torch thread(s), hidden {args.hidden}x2{', assist' if args.assist else ''})")
 
 
 if __name__ == "__main__":
