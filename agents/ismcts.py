@@ -18,8 +18,8 @@ root actions are compared on the same worlds, the way PIMC compares them,
 and a world's luck (worth up to 3 points either way, far more than the
 difference between two moves) cancels out of the comparison. Without it
 the plain tree stayed level with PIMC even at 2500 iterations. With it, 1200
-iterations score slightly better than PIMC, by a margin that is not
-statistically significant (README). The root action with the best mean
+iterations score slightly better than PIMC (+0.057 points per deal over
+400 matches), just short of a significant margin (README). The root action with the best mean
 value is played.
 
 Phase 1 (talon open) is where the tree search runs. Once the talon is
