@@ -207,8 +207,9 @@ def load_ppo_agent(path: str | os.PathLike | None = None, seed: int | None = Non
     :data:`DEFAULT_CHECKPOINT`. Bad files raise ``ValueError`` naming them."""
     path = DEFAULT_CHECKPOINT if path is None else Path(path)
     ckpt = load_checkpoint(path)
-    name = "ppo" if path == DEFAULT_CHECKPOINT else f"ppo:{path}"
-    if not assist:
-        name += ",assist=0" if ":" in name else ":assist=0"
+    from .registry import canonical_name  # the registry spells every bot's spec
+
+    name = canonical_name("ppo", {"path": None if path == DEFAULT_CHECKPOINT else str(path),
+                                  "assist": int(assist)})
     return PPOAgent(policy_from_checkpoint(ckpt, path), greedy=greedy, seed=seed, name=name,
                     assist=assist)
