@@ -22,6 +22,11 @@ iterations score slightly better than PIMC (+0.057 points per deal over
 400 matches), just short of a significant margin (README). The root action with the best mean
 value is played.
 
+Worlds respect what the opponent's leads revealed (``infer``, on by
+default; :mod:`agents.inference`): an opponent that led without showing a
+marriage held no King-Queen pair, and one that led after a trick without
+exchanging did not hold the trump nine. Plain PIMC's worlds ignore this.
+
 Phase 1 (talon open) is where the tree search runs. Once the talon is
 closed or spent the bot plays like PIMC with the exact solver (with the
 talon spent that is exact: the view fixes every card), since exact values
@@ -71,6 +76,7 @@ class IsmctsAgent(BaseAgent):
         iterations: int = 1200,
         c: float = 0.7,
         worlds: int = 64,
+        infer: int = 1,
     ) -> None:
         super().__init__(seed, move_time)
         if iterations < 1 or c < 0 or worlds < 1:
@@ -78,15 +84,18 @@ class IsmctsAgent(BaseAgent):
         self.iterations = iterations
         self.c = c
         self.solver = Solver()
-        self._phase2 = PimcAgent(seed=seed, worlds=worlds)
+        self._phase2 = PimcAgent(seed=seed, worlds=worlds, infer=infer)
+        self.model = self._phase2.model  # one record of the deal for both phases
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._phase2.reset(seed)
+        self._phase2.reset(seed)  # also resets the shared model
         self.solver.clear()
 
     def act(self, view: PlayerView) -> int:
         require_turn(view)
+        if self.model is not None:
+            self.model.observe(view)
         a = obvious_action(view)
         if a is not None:
             return a
@@ -117,7 +126,7 @@ class IsmctsAgent(BaseAgent):
             root.children[a] = Node(me)
         done = 0
         while done < self.iterations:
-            world = sample_state(view, rng)
+            world = self.model.sample(view, rng) if self.model is not None else sample_state(view, rng)
             for a in legal:
                 s = world.clone()
                 s.apply_unchecked(a)

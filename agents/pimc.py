@@ -14,6 +14,8 @@ world:
 Once the talon is spent the view fixes every card, so one world is exact.
 Moves no search needs (a correct declaration, the exchange, a marriage, a
 single legal move) are played at once (:func:`agents.heuristic.obvious_action`).
+With ``infer`` the worlds respect what the opponent's leads revealed
+(:mod:`agents.inference`); off by default, so ``pimc`` is plain PIMC.
 PIMC is known to overrate information it will not have ("strategy fusion");
 here that mostly makes closing look better than it is, hence the small
 ``close_margin`` a close must win by.
@@ -29,6 +31,7 @@ from sixtysix_env.knowledge import PlayerView, sample_state
 
 from .base import BaseAgent, require_turn
 from .heuristic import obvious_action, rollout_action
+from .inference import OpponentModel
 from .solver import Solver, is_phase2, terminal_value
 
 CLOSE_MARGIN = 0.1  # game points a close must beat the alternatives by, per world on average
@@ -75,8 +78,11 @@ def search_value(state: State, player: int, solver: Solver, depth: int) -> float
     return best
 
 
-def world_action_values(view: PlayerView, rng: Any, solver: Solver, depth: int = 1) -> dict[int, float]:
-    """PIMC's values of every legal action in ONE world sampled from ``view``.
+def world_action_values(
+    view: PlayerView, rng: Any, solver: Solver, depth: int = 1, world: State | None = None
+) -> dict[int, float]:
+    """PIMC's values of every legal action in ONE world sampled from ``view``
+    (or in ``world``, one the caller sampled).
 
     Game points for the player to act, a close already charged
     ``CLOSE_MARGIN``. PIMC plays the best average of these over its worlds;
@@ -85,7 +91,8 @@ def world_action_values(view: PlayerView, rng: Any, solver: Solver, depth: int =
     The solver's tables are kept (they help the next world of the same
     decision); the caller clears them.
     """
-    world = sample_state(view, rng)
+    if world is None:
+        world = sample_state(view, rng)
     if solvable(world):
         values = {a: float(v) for a, v in solver.action_values(world).items()}
     else:
@@ -105,7 +112,12 @@ class PimcAgent(BaseAgent):
     name = "pimc"
 
     def __init__(
-        self, seed: int | None = None, move_time: float | None = None, worlds: int = 64, depth: int = 1
+        self,
+        seed: int | None = None,
+        move_time: float | None = None,
+        worlds: int = 64,
+        depth: int = 1,
+        infer: int = 0,
     ) -> None:
         super().__init__(seed, move_time)
         if worlds < 1 or depth < 0:
@@ -113,13 +125,18 @@ class PimcAgent(BaseAgent):
         self.worlds = worlds
         self.depth = depth
         self.solver = Solver()
+        self.model: OpponentModel | None = OpponentModel() if infer else None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.solver.clear()
+        if self.model is not None:
+            self.model.reset()
 
     def act(self, view: PlayerView) -> int:
         require_turn(view)
+        if self.model is not None:
+            self.model.observe(view)
         a = obvious_action(view)
         if a is not None:
             return a
@@ -132,7 +149,9 @@ class PimcAgent(BaseAgent):
         n = 1 if view.stock == 0 else self.worlds
         legal = actions_of(view.legal_mask)
         totals = dict.fromkeys(legal, 0.0)
+        model = self.model
         for _ in range(n):
-            for a, v in world_action_values(view, self.rng, self.solver, self.depth).items():
+            world = model.sample(view, self.rng) if model is not None else None
+            for a, v in world_action_values(view, self.rng, self.solver, self.depth, world).items():
                 totals[a] += v
         return max(legal, key=lambda a: (totals[a], a == DECLARE, -a))

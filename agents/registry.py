@@ -21,12 +21,13 @@ from .base import Agent
 
 @dataclass(frozen=True)
 class Param:
-    """One bot parameter: its type, default, smallest allowed value and meaning."""
+    """One bot parameter: its type, default, allowed range and meaning."""
 
     type: type
     default: Any
     minimum: float
     help: str
+    maximum: float = float("inf")
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
             {
                 "worlds": Param(int, 64, 1, "worlds sampled per decision"),
                 "depth": Param(int, 1, 1, "decisions searched by minimax before playouts (talon open)"),
+                "infer": Param(int, 0, 0, "1: worlds respect what the opponent's leads revealed", 1),
             },
         ),
         BotInfo(
@@ -62,6 +64,8 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
                 "iterations": Param(int, 1200, 1, "search iterations per decision"),
                 "c": Param(float, 0.7, 0.0, "UCB exploration constant (values scaled to [-1, 1])"),
                 "worlds": Param(int, 64, 1, "worlds sampled per decision once the talon is closed"),
+                "infer": Param(int, 1, 0, "1: worlds respect what the opponent's leads revealed "
+                                          "(agents.inference); 0: uniform worlds", 1),
             },
         ),
         BotInfo(
@@ -123,8 +127,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             value = param.type(raw.strip())
         except ValueError:
             raise _error(f"bad value {raw!r} for {name}:{key} (expected {param.type.__name__})") from None
-        if value < param.minimum or value != value:
-            raise _error(f"bad value {raw!r} for {name}:{key} (must be >= {param.minimum})")
+        if not param.minimum <= value <= param.maximum:  # also rejects nan
+            bound = f"<= {param.maximum:g}" if value > param.minimum else f">= {param.minimum:g}"
+            raise _error(f"bad value {raw!r} for {name}:{key} (must be {bound})")
         values[key] = value
     return name, values
 

@@ -202,20 +202,26 @@ def _pick(rng: Any, population: list[int], k: int) -> list[int]:
     return pool[:k]
 
 
-def sample_state(v: PlayerView, rng: int | random.Random | Any | None = None) -> State:
+def sample_state(
+    v: PlayerView, rng: int | random.Random | Any | None = None, opp_lacks: int = 0
+) -> State:
     """A full state consistent with view ``v``, uniform over consistent worlds.
 
     The opponent's unknown cards are a uniform subset of the unseen cards it
     may hold (outside ``opp_void``); the rest go face down into the talon in
-    uniform random order. Raises ``ValueError`` if no world is consistent
-    (only possible for a hand-made, contradictory view).
+    uniform random order. ``opp_lacks`` (a card mask) is a belief, not a
+    rule: those cards go to the talon in this sample, and the world records
+    nothing about them (the opponent-inference of :mod:`agents.inference`).
+    Raises ``ValueError`` if no world is consistent (only possible for a
+    hand-made, contradictory view, or beliefs that leave the opponent too
+    few cards).
     """
     rng = make_rng(rng)
     me = v.player
     opp = 1 - me
     n_unseen = v.unseen.bit_count()
     k = v.opp_hand_size - v.opp_known.bit_count()
-    allowed = cards_of(v.unseen & ~v.opp_void)
+    allowed = cards_of(v.unseen & ~v.opp_void & ~opp_lacks)
     if k < 0 or len(allowed) < k or n_unseen - k != v.talon_hidden:
         raise ValueError(f"no world is consistent with this view: {v!r}")
     picked = _pick(rng, allowed, k)
