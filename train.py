@@ -17,8 +17,10 @@ One iteration:
    stored with the transition. The policy's seats play obvious moves (a
    correct declaration, the trump-nine exchange, a marriage) by rule and,
    once the talon is spent and the view fixes every card, the exact solver
-   (``assist``, as the ``ppo`` bot does), so the network learns the
-   decisions where judgement matters.
+   (``assist: full``, as the ``ppo`` bot does), so the network learns the
+   decisions where judgement matters. ``assist: rules`` scripts only the
+   obvious moves (the network learns the endgame too, for play without
+   search); ``assist: none`` scripts nothing.
 2. **Per-seat trajectories.** Each seat of each table is its own trajectory:
    a transition of player p continues at p's next decision, and the reward
    of a deal (+-game points) belongs to the last transition of each player,
@@ -66,7 +68,7 @@ import numpy as np
 import torch
 import yaml
 
-from agents.heuristic import scripted_action
+from agents.heuristic import ASSIST_MODES, scripted_action
 from agents.neural import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_VERSION,
@@ -134,10 +136,12 @@ class Config:
     """critic MLP hidden sizes"""
     full_critic: bool = True
     """the critic sees the full state (encode_full: opponent's hand, talon); the policy never does"""
-    assist: bool = True
-    """the policy's seats play obvious moves by rule and the exact solver once the talon is spent
-    (agents.heuristic.scripted_action, as the ppo bot does by default); those moves are not
-    learner steps, so learning is about the real choices"""
+    assist: str = "full"
+    """'full': the policy's seats play obvious moves by rule and the exact solver once the talon is
+    spent (agents.heuristic.scripted_action, as the ppo bot does by default); 'rules': obvious moves
+    only (the network learns the endgame, to play with no search); 'none': nothing scripted.
+    Scripted moves are not learner steps, so learning is about the real choices. (true/false
+    in older configs mean 'full'/'none'.)"""
     teacher: str = "pimc-values"
     """kickstarting teacher, so PPO starts from sensible play: 'pimc-values' regresses
     the centred logits (times teacher_temp) on PIMC's action values in one sampled world (their
@@ -202,6 +206,8 @@ _FIELDS = {f.name for f in dataclasses.fields(Config)}
 
 def _check_value(key: str, value: Any) -> Any:
     """``value`` for ``key`` if its type fits the field (ints pass as floats), else ConfigError."""
+    if key == "assist" and isinstance(value, bool):  # configs and checkpoints from before the modes
+        value = "full" if value else "none"
     want = _TYPES[key]
     ok: bool
     if want is bool:
@@ -232,6 +238,8 @@ def _validate(cfg: Config) -> Config:
     for key in positive:
         if getattr(cfg, key) < 1:
             raise ConfigError(f"config key {key!r} must be >= 1, got {getattr(cfg, key)}")
+    if cfg.assist not in ASSIST_MODES:
+        raise ConfigError(f"config key 'assist' must be one of {ASSIST_MODES}, got {cfg.assist!r}")
     if cfg.episode not in EPISODES:
         raise ConfigError(f"config key 'episode' must be one of {EPISODES}, got {cfg.episode!r}")
     if cfg.teacher_coef < 0 or cfg.teacher_min < 0:
@@ -578,14 +586,14 @@ def collect(
     buf: Rollout,
     rng: np.random.Generator,
     teacher: Teacher | None = None,
-    assist: Solver | None = None,
+    assist: str = "none",
 ) -> tuple[np.ndarray, dict[int, list[float]]]:
     """Fill ``buf`` with one rollout; returns the bootstrap values ``(N, 2)`` of
     each seat's current position and, per opponent kind, the learner's reward
     of every deal that ended (self-play: the winner's). ``teacher`` (or None)
-    labels the learner's rows for kickstarting. ``assist`` (a
-    :class:`agents.solver.Solver`, or None) plays the policy's seats' obvious
-    moves and, once the talon is spent, the exact endgame."""
+    labels the learner's rows for kickstarting. ``assist`` (``Config.assist``)
+    scripts the policy's seats' obvious moves (``rules``) and, once the talon
+    is spent, the exact endgame too (``full``)."""
     T = buf.rewards.shape[0]
     cin = slice(0, buf.critic_obs.shape[2])
     buf.dones[:] = False
@@ -593,6 +601,7 @@ def collect(
     buf.labelled[:] = False
     buf.last_t[:] = -1
     py_rng = random.Random(int(rng.integers(2**31)))
+    solver = Solver()
     deal_rewards: dict[int, list[float]] = {k: [] for k in range(len(KIND_NAMES))}
     kind = opponents.kind
     for t in range(T):
@@ -602,9 +611,9 @@ def collect(
         buf.seats[t] = venv.to_act
         learn = opponents.learns(venv.to_act)
         solved: dict[int, int] = {}
-        if assist is not None:  # the policy's seats: obvious moves and the spent-talon endgame
+        if assist != "none":  # the policy's seats: obvious moves (and the spent-talon endgame)
             for n in np.flatnonzero(learn | (kind == SNAPSHOT)).tolist():
-                a = scripted_action(venv.view_of(n), assist, py_rng)
+                a = scripted_action(venv.view_of(n), solver, py_rng, assist)
                 if a is not None:
                     solved[n] = a
                     learn[n] = False
@@ -738,7 +747,6 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
     teacher = None
     if cfg.teacher:
         teacher = Teacher(cfg.teacher, cfg.seed + 7919 * update, cfg.teacher_frac, cfg.teacher_workers)
-    assist = Solver() if cfg.assist else None
     N, T = cfg.num_envs, cfg.rollout_steps
     venv = VectorEnv(N, seed=env_seed, episode=cfg.episode, full_obs=True)
     opponents = Opponents(cfg, N, rng)
@@ -790,7 +798,7 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
         teacher_w = cfg.teacher_min + (cfg.teacher_coef - cfg.teacher_min) * fade if teacher else 0.0
         t0 = time.perf_counter()
         next_values, deal_rewards = collect(venv, opponents, policy, critic, snapshot_net, buf, rng,
-                                            teacher if teacher_w > 0 else None, assist)
+                                            teacher if teacher_w > 0 else None, cfg.assist)
         collect_s = time.perf_counter() - t0
 
         # ---- 2-3. per-seat GAE

@@ -212,13 +212,35 @@ class HeuristicAgent(BaseAgent):
         return view_rule_action(view) if a is None else a
 
 
-def scripted_action(view: PlayerView, solver: Solver, rng: Any) -> int | None:
+ASSIST_MODES = ("full", "rules", "none")
+"""How much a learned bot is helped (``ppo:assist=...``, ``train.py``'s ``assist``):
+``full``: obvious moves by rule and the exact solver once the talon is spent;
+``rules``: obvious moves by rule only, no search; ``none``: the network plays every move."""
+
+
+def assist_mode(assist: bool | int | str) -> str:
+    """One of :data:`ASSIST_MODES`; ``True``/``1`` mean ``full``, ``False``/``0`` ``none``."""
+    if assist is True or assist == 1 or assist == "1":
+        return "full"
+    if assist is False or assist == 0 or assist == "0":
+        return "none"
+    if isinstance(assist, str) and assist.strip().lower() in ASSIST_MODES:
+        return assist.strip().lower()
+    raise ValueError(f"assist must be one of {', '.join(ASSIST_MODES)} (or 1/0), got {assist!r}")
+
+
+def scripted_action(view: PlayerView, solver: Solver, rng: Any, mode: str = "full") -> int | None:
     """A move a bot may play without its own judgement, or None: an
-    :func:`obvious_action`, or the exact solver's move once the talon is
-    spent (:func:`agents.solver.endgame_action`). The ``ppo`` bot and its
-    training use this, so the network decides only the real choices."""
+    :func:`obvious_action` (modes ``full`` and ``rules``), or the exact
+    solver's move once the talon is spent (:func:`agents.solver.endgame_action`,
+    mode ``full``). The ``ppo`` bot and its training use this, so the network
+    decides only the real choices."""
+    if mode == "none":
+        return None
     a = obvious_action(view)
-    return endgame_action(view, solver, rng) if a is None else a
+    if a is None and mode == "full":
+        a = endgame_action(view, solver, rng)
+    return a
 
 
 def obvious_action(view: PlayerView) -> int | None:

@@ -32,7 +32,7 @@ from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.observation import OBS_SIZE, encode
 
 from .base import BaseAgent
-from .heuristic import scripted_action
+from .heuristic import assist_mode, scripted_action
 from .solver import Solver
 
 CHECKPOINT_FORMAT = "sixtysix-ppo"
@@ -145,23 +145,24 @@ class PPOAgent(BaseAgent):
 
     ``greedy=True`` picks the most probable legal action; otherwise it samples
     from the masked policy with the agent's own RNG (reseeded by ``reset``).
-    ``assist=True`` (the default) plays, like the search bots, the obvious
-    moves (a correct declaration, the trump-nine exchange, a marriage) and,
-    like every bot of the ladder, the exact solver's move once the talon is
-    spent, when the view fixes every card
+    ``assist="full"`` (the default, or ``True``) plays, like the search bots,
+    the obvious moves (a correct declaration, the trump-nine exchange, a
+    marriage) and, like every bot of the ladder, the exact solver's move once
+    the talon is spent, when the view fixes every card
     (:func:`agents.heuristic.scripted_action`; under a millisecond); the
-    network makes every other decision. With ``assist=False`` the network
-    plays every move: no rules, no search.
+    network makes every other decision. ``assist="rules"`` plays only the
+    obvious moves by rule: no search at all. With ``assist="none"`` (or
+    ``False``) the network plays every move.
     The forward pass runs in numpy on a copy of the weights, which is several
     times faster than torch for a single observation and thread-free.
     """
 
     def __init__(self, policy: PolicyNet, *, greedy: bool = True, seed: int | None = None,
-                 name: str = "ppo", assist: bool = True) -> None:
+                 name: str = "ppo", assist: bool | str = "full") -> None:
         super().__init__(seed)
         self.name = name
         self.greedy = greedy
-        self.assist = assist
+        self.assist = assist_mode(assist)
         self.solver = Solver()
         self.np_rng = np.random.default_rng(seed)
         self.layers: list[tuple[np.ndarray, np.ndarray]] = [
@@ -188,8 +189,8 @@ class PPOAgent(BaseAgent):
         legal = view.legal_mask
         if not legal:
             raise ValueError(f"player_{view.player} has no legal action in this view (not its turn?)")
-        if self.assist:
-            a = scripted_action(view, self.solver, self.rng)
+        if self.assist != "none":
+            a = scripted_action(view, self.solver, self.rng, self.assist)
             if a is not None:
                 return a
         mask = np.array([(legal >> a) & 1 for a in range(N_ACTIONS)], dtype=bool)
@@ -202,7 +203,7 @@ class PPOAgent(BaseAgent):
 
 
 def load_ppo_agent(path: str | os.PathLike | None = None, seed: int | None = None, *,
-                   greedy: bool = True, assist: bool = True) -> PPOAgent:
+                   greedy: bool = True, assist: bool | str = "full") -> PPOAgent:
     """A :class:`PPOAgent` from a checkpoint file; ``None``: the shipped
     :data:`DEFAULT_CHECKPOINT`. Bad files raise ``ValueError`` naming them."""
     path = DEFAULT_CHECKPOINT if path is None else Path(path)
@@ -210,6 +211,6 @@ def load_ppo_agent(path: str | os.PathLike | None = None, seed: int | None = Non
     from .registry import canonical_name  # the registry spells every bot's spec
 
     name = canonical_name("ppo", {"path": None if path == DEFAULT_CHECKPOINT else str(path),
-                                  "assist": int(assist)})
+                                  "assist": assist_mode(assist)})
     return PPOAgent(policy_from_checkpoint(ckpt, path), greedy=greedy, seed=seed, name=name,
                     assist=assist)

@@ -3,11 +3,12 @@
 A spec is a bot name, optionally followed by ``:`` and comma-separated
 ``key=value`` parameters (``"ismcts:iterations=500,c=0.7"``). The PPO bot
 takes a checkpoint path first: ``"ppo"`` (the shipped checkpoint),
-``"ppo:runs/x/model.pt"``, and ``assist=0`` for the network alone, without
-the obvious moves played by rule and the exact solver once the talon is
-spent (``"ppo:assist=0"``,
-``"ppo:runs/x/model.pt,assist=0"``). Unknown bots, unknown or repeated parameters and
-bad values raise ``ValueError`` with the list of bots and their parameters.
+``"ppo:runs/x/model.pt"``, then optionally how it is helped:
+``assist=full`` (the default: obvious moves by rule and the exact solver
+once the talon is spent), ``assist=rules`` (obvious moves by rule, no
+search) or ``assist=none`` (the network alone; ``1``/``0`` mean full/none):
+``"ppo:assist=rules"``, ``"ppo:runs/x/model.pt,assist=none"``. Unknown bots,
+unknown or repeated parameters and bad values raise ``ValueError`` with the list of bots and their parameters.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .base import Agent
+from .heuristic import assist_mode
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,9 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
         ),
         BotInfo(
             "ppo", "agents.neural:load_ppo_agent", "trained PPO policy; 'ppo:PATH' for a checkpoint",
-            {"assist": Param(int, 1, 0, "1: obvious moves by rule, exact solver once the talon is spent; "
-                                      "0: the network plays every move")},
+            {"assist": Param(str, "full", 0, "full: obvious moves by rule, exact solver once the talon is "
+                                             "spent; rules: obvious moves only, no search; none: the "
+                                             "network plays every move")},
         ),
     )
 }
@@ -88,7 +91,7 @@ def describe_agents() -> str:
     for b in KNOWN_AGENTS.values():
         params = ", ".join(f"{k}={p.default}" for k, p in b.params.items())
         lines.append(f"  {b.name}{':' + params if params else ''}  - {b.help}")
-    lines.append("  ppo:PATH[,assist=0]  - PPO policy from a checkpoint file")
+    lines.append("  ppo:PATH[,assist=full|rules|none]  - PPO policy from a checkpoint file")
     return "known bots (spec NAME or NAME:key=value,...):\n" + "\n".join(lines)
 
 
@@ -135,18 +138,21 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def _parse_ppo(spec: str, rest: str) -> dict[str, Any]:
-    """``ppo`` parameters: an optional checkpoint path first, then ``assist=0|1``."""
+    """``ppo`` parameters: an optional checkpoint path first, then ``assist=full|rules|none``."""
     path, _, tail = rest.partition(",")
     path = path.strip()
     if path.startswith("assist="):
         path, tail = "", rest
-    values: dict[str, Any] = {"path": path or None, "assist": 1}
+    values: dict[str, Any] = {"path": path or None, "assist": "full"}
     if tail.strip():
         key, eq, raw = tail.partition("=")
-        if key.strip() != "assist" or not eq or raw.strip() not in ("0", "1"):
-            raise _error(f"bad ppo parameters {tail!r} in {spec!r}: expected 'assist=0' or 'assist=1' "
-                         "after the checkpoint path")
-        values["assist"] = int(raw)
+        try:
+            if key.strip() != "assist" or not eq:
+                raise ValueError
+            values["assist"] = assist_mode(raw)
+        except ValueError:
+            raise _error(f"bad ppo parameters {tail!r} in {spec!r}: expected 'assist=full', 'assist=rules' "
+                         "or 'assist=none' after the checkpoint path") from None
     return values
 
 
@@ -155,7 +161,7 @@ def canonical_name(name: str, values: dict[str, Any]) -> str:
     info = KNOWN_AGENTS[name]
     if name == "ppo":
         parts = ([values["path"]] if values.get("path") else []) + (
-            ["assist=0"] if values.get("assist", 1) == 0 else [])
+            [f"assist={values['assist']}"] if values.get("assist", "full") != "full" else [])
         return "ppo:" + ",".join(parts) if parts else "ppo"
     changed = [f"{k}={v}" for k, v in values.items() if v != info.params[k].default]
     return name + (":" + ",".join(changed) if changed else "")
@@ -167,9 +173,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     if name == "ppo":
         from agents.neural import load_ppo_agent
 
-        if values["assist"] == 1:  # keep the plain call for the default
-            return load_ppo_agent(values["path"], seed=seed)
-        return load_ppo_agent(values["path"], seed=seed, assist=False)
+        return load_ppo_agent(values["path"], seed=seed, assist=values["assist"])
     module, _, attr = KNOWN_AGENTS[name].target.partition(":")
     cls = getattr(importlib.import_module(module), attr)
     agent = cls(seed=seed, **values)

@@ -48,7 +48,7 @@ def main() -> None:
     policy = PolicyNet(OBS_SIZE, cfg.hidden)
     critic = ValueNet(FULL_OBS_SIZE, cfg.critic_hidden)
     buf = train.Rollout(args.steps, args.envs, FULL_OBS_SIZE)
-    assist = train.Solver() if args.assist else None
+    assist = "full" if args.assist else "none"
     train.collect(venv, opponents, policy, critic, policy, buf, rng, None, assist)  # warm-up
     t0 = time.perf_counter()
     for _ in range(args.rollouts):

@@ -90,22 +90,26 @@ def test_ppo_specs_load_lazily_through_agents_neural(monkeypatch):
     calls = []
     fake = types.ModuleType("agents.neural")
 
-    def load_ppo_agent(path, seed=None):
-        calls.append((path, seed))
+    def load_ppo_agent(path, seed=None, assist="full"):
+        calls.append((path, seed, assist))
         return RandomAgent(seed)
 
     fake.load_ppo_agent = load_ppo_agent  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "agents.neural", fake)
     make_agent("ppo", seed=5)
-    make_agent("ppo:runs/x/model.pt", seed=6)
-    assert calls == [(None, 5), ("runs/x/model.pt", 6)]
-    assert parse_spec("ppo:a:b.pt") == ("ppo", {"path": "a:b.pt", "assist": 1})
-    assert parse_spec("ppo:assist=0") == ("ppo", {"path": None, "assist": 0})
-    assert parse_spec("ppo:x.pt,assist=0") == ("ppo", {"path": "x.pt", "assist": 0})
-    assert canonical_name("ppo", {"path": "x.pt", "assist": 0}) == "ppo:x.pt,assist=0"
-    assert canonical_name("ppo", {"path": None, "assist": 1}) == "ppo"
-    for bad in ("ppo:x.pt,endgame=2", "ppo:x.pt,greedy=1", "ppo:x.pt,endgame"):
-        with pytest.raises(ValueError, match="assist=0"):
+    make_agent("ppo:runs/x/model.pt,assist=rules", seed=6)
+    assert calls == [(None, 5, "full"), ("runs/x/model.pt", 6, "rules")]
+    assert parse_spec("ppo:a:b.pt") == ("ppo", {"path": "a:b.pt", "assist": "full"})
+    assert parse_spec("ppo:assist=0") == ("ppo", {"path": None, "assist": "none"})
+    assert parse_spec("ppo:x.pt,assist=none") == ("ppo", {"path": "x.pt", "assist": "none"})
+    assert parse_spec("ppo:x.pt,assist=Rules") == ("ppo", {"path": "x.pt", "assist": "rules"})
+    assert parse_spec("ppo:assist=1") == ("ppo", {"path": None, "assist": "full"})
+    assert canonical_name("ppo", {"path": "x.pt", "assist": "none"}) == "ppo:x.pt,assist=none"
+    assert canonical_name("ppo", {"path": None, "assist": "rules"}) == "ppo:assist=rules"
+    assert canonical_name("ppo", {"path": None, "assist": "full"}) == "ppo"
+    for bad in ("ppo:x.pt,endgame=2", "ppo:x.pt,greedy=1", "ppo:x.pt,endgame", "ppo:assist=2",
+                "ppo:x.pt,assist=some"):
+        with pytest.raises(ValueError, match="assist=rules"):
             parse_spec(bad)
 
 

@@ -87,7 +87,7 @@ def test_checkpoint_round_trip_gives_the_same_actions(tmp_path: Path) -> None:
     assert [via_registry.act(v) for v in vs] == before
 
 
-def test_assist_plays_obvious_moves_and_the_exact_endgame_unless_turned_off(tmp_path: Path) -> None:
+def test_assist_modes_full_rules_none(tmp_path: Path) -> None:
     net = make_policy(7)
     path = tmp_path / "p.pt"
     write_checkpoint(net, path)
@@ -102,19 +102,27 @@ def test_assist_plays_obvious_moves_and_the_exact_endgame_unless_turned_off(tmp_
     others = [v for v in vs if v not in spent and obvious_action(v) is None]
     assert len(spent) > 50 and len(obvious) > 20 and len(others) > 50
     with_eg, net_only = PPOAgent(net), make_agent(f"ppo:{path},assist=0")
-    assert net_only.name == f"ppo:{path},assist=0" and not net_only.assist
-    # Real choices before the endgame: both are the network.
+    rules = make_agent(f"ppo:{path},assist=rules")
+    assert net_only.name == f"ppo:{path},assist=none" and net_only.assist == "none"
+    assert rules.name == f"ppo:{path},assist=rules" and with_eg.assist == "full"
+    # Real choices before the endgame: all three are the network.
     assert [with_eg.act(v) for v in others] == [net_only.act(v) for v in others]
+    assert [rules.act(v) for v in others] == [net_only.act(v) for v in others]
     # Obvious moves: by rule (the untrained net often plays something else).
     assert [with_eg.act(v) for v in obvious] == [obvious_action(v) for v in obvious]
+    assert [rules.act(v) for v in obvious] == [obvious_action(v) for v in obvious]
     assert [net_only.act(v) for v in obvious] != [obvious_action(v) for v in obvious]
-    # Talon spent: the default plays a move of best exact value; the net alone often does not.
+    # Talon spent: full plays a move of best exact value; rules (no search) is the network
+    # there, except for obvious moves.
     worse = 0
     for v in spent:
         values = action_values(sample_state(v, 0))
         assert values[with_eg.act(v)] == max(values.values())
         worse += values[net_only.act(v)] < max(values.values())
+        assert rules.act(v) == (obvious_action(v) if obvious_action(v) is not None else net_only.act(v))
     assert worse > 0
+    with pytest.raises(ValueError, match="assist must be one of"):
+        PPOAgent(net, assist="some")
 
 
 def test_sampled_play_is_reproducible_after_reset(tmp_path: Path) -> None:
