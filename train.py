@@ -514,14 +514,18 @@ class Teacher:
             self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
         self.pending: list[tuple[int, list[int], Any]] = []
 
-    def label(self, t: int, rows: list[int], venv: VectorEnv) -> None:
-        """Queue labels for step ``t`` of ``rows`` (a random ``frac`` of them)."""
+    def label(self, t: int, rows: list[int], venv: VectorEnv,
+              known: dict[int, PlayerView] | None = None) -> None:
+        """Queue labels for step ``t`` of ``rows`` (a random ``frac`` of them);
+        ``known``: views of some tables already built this step."""
         rng = self.rng
         picked, views = [], []
         for n in rows:
             if self.frac < 1 and rng.random() >= self.frac:
                 continue
-            v = venv.view_of(n)
+            v = known.get(n) if known else None
+            if v is None:
+                v = venv.view_of(n)
             if self.values and v.legal_mask & (v.legal_mask - 1) == 0:
                 continue  # one legal move: nothing to learn
             picked.append(n)
@@ -611,15 +615,17 @@ def collect(
         buf.seats[t] = venv.to_act
         learn = opponents.learns(venv.to_act)
         solved: dict[int, int] = {}
+        views: dict[int, PlayerView] = {}
         if assist != "none":  # the policy's seats: obvious moves (and the spent-talon endgame)
             for n in np.flatnonzero(learn | (kind == SNAPSHOT)).tolist():
-                a = scripted_action(venv.view_of(n), solver, py_rng, assist)
+                v = views[n] = venv.view_of(n)
+                a = scripted_action(v, solver, py_rng, assist)
                 if a is not None:
                     solved[n] = a
                     learn[n] = False
         buf.learn[t] = learn
         if teacher is not None:
-            teacher.label(t, np.flatnonzero(learn).tolist(), venv)
+            teacher.label(t, np.flatnonzero(learn).tolist(), venv, views)
         with torch.no_grad():
             obs_t = torch.from_numpy(buf.obs[t])
             mask_t = torch.from_numpy(buf.masks[t])
