@@ -100,7 +100,7 @@ class Config:
     """parent folder of the run folders"""
     seed: int = 1
     """seeds the deals, the network initialisation and the sampling"""
-    total_steps: int = 1_600_000
+    total_steps: int = 2_000_000
     """environment steps (decisions at all tables, opponents' included) to train for"""
     num_envs: int = 128
     """tables stepped together; the network sees batches of this size"""

@@ -293,4 +293,4 @@ def test_defaults_are_the_default_config(capsys: pytest.CaptureFixture[str]) -> 
     assert train.load_config(ROOT / "configs" / "default.yaml") == train.Config()
     assert train.main(["--help"]) == 0
     out = capsys.readouterr().out
-    assert "--total-steps (1600000): environment steps" in out
+    assert "--total-steps (2000000): environment steps" in out
