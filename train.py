@@ -46,8 +46,9 @@ One iteration:
    action by cross-entropy.
 5. **Evaluate** against random, heuristic and pimc through the arena with
    duplicate deals; log to TensorBoard and ``metrics.csv``; checkpoint
-   atomically (``last.pt``: everything to resume; ``best.pt``: the best
-   policy so far against ``heuristic``).
+   atomically (``last.pt``: everything to resume except the table positions,
+   so a resumed run goes on with fresh deals; ``best.pt``: the best policy
+   so far against ``heuristic``).
 
 Log keys have fixed prefixes: ``charts/``, ``losses/``, ``eval/``.
 """
