@@ -69,7 +69,7 @@ import numpy as np
 import torch
 import yaml
 
-from agents.heuristic import ASSIST_MODES, scripted_action
+from agents.heuristic import ASSIST_MODES, assist_mode, scripted_action
 from agents.neural import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_VERSION,
@@ -208,7 +208,7 @@ _FIELDS = {f.name for f in dataclasses.fields(Config)}
 def _check_value(key: str, value: Any) -> Any:
     """``value`` for ``key`` if its type fits the field (ints pass as floats), else ConfigError."""
     if key == "assist" and isinstance(value, bool):  # configs and checkpoints from before the modes
-        value = "full" if value else "none"
+        value = assist_mode(value)
     want = _TYPES[key]
     ok: bool
     if want is bool:

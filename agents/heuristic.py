@@ -220,9 +220,9 @@ ASSIST_MODES = ("full", "rules", "none")
 
 def assist_mode(assist: bool | int | str) -> str:
     """One of :data:`ASSIST_MODES`; ``True``/``1`` mean ``full``, ``False``/``0`` ``none``."""
-    if assist is True or assist == 1 or assist == "1":
+    if assist in (1, "1"):  # True == 1
         return "full"
-    if assist is False or assist == 0 or assist == "0":
+    if assist in (0, "0"):
         return "none"
     if isinstance(assist, str) and assist.strip().lower() in ASSIST_MODES:
         return assist.strip().lower()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .base import Agent
-from .heuristic import assist_mode
+from .heuristic import ASSIST_MODES, assist_mode
 
 
 @dataclass(frozen=True)
@@ -146,13 +146,10 @@ def _parse_ppo(spec: str, rest: str) -> dict[str, Any]:
     values: dict[str, Any] = {"path": path or None, "assist": "full"}
     if tail.strip():
         key, eq, raw = tail.partition("=")
-        try:
-            if key.strip() != "assist" or not eq:
-                raise ValueError
-            values["assist"] = assist_mode(raw)
-        except ValueError:
+        if key.strip() != "assist" or raw.strip().lower() not in ASSIST_MODES + ("0", "1"):
             raise _error(f"bad ppo parameters {tail!r} in {spec!r}: expected 'assist=full', 'assist=rules' "
-                         "or 'assist=none' after the checkpoint path") from None
+                         "or 'assist=none' after the checkpoint path")
+        values["assist"] = assist_mode(raw)
     return values
 
 

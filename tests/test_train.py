@@ -30,46 +30,34 @@ def test_shipped_configs_load() -> None:
         assert cfg.name == name
 
 
-def test_unknown_or_mistyped_keys_name_the_key(tmp_path: Path) -> None:
+BAD_CONFIGS = [  # (file text, what the error must say)
+    ("total_stepz: 10\n", "unknown config key 'total_stepz'"),
+    ("total_steps: lots\n", "'total_steps' must be int, got 'lots'"),
+    ("anneal_lr: 1\n", "'anneal_lr' must be bool"),
+    ("hidden: [64, true]\n", "'hidden'"),
+    ("episode: game\n", "'episode'"),
+    ("num_envs: 0\n", "'num_envs' must be >= 1"),
+    ("teacher: pimc-valuez\n", "'teacher'.*unknown bot 'pimc-valuez'"),
+    ("teacher_workers: -1\n", "'teacher_workers' must be >= 0"),
+    ("teacher_temp: 0\n", "teacher_temp > 0"),
+    ("assist: some\n", "'assist' must be one of"),
+    ("[1, 2]\n", "mapping"),
+    ("a: [\n", "not valid YAML"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_CONFIGS)
+def test_unknown_or_mistyped_keys_name_the_key(tmp_path: Path, text: str, message: str) -> None:
     bad = tmp_path / "bad.yaml"
-    bad.write_text("total_stepz: 10\n")
-    with pytest.raises(train.ConfigError, match="unknown config key 'total_stepz'"):
+    bad.write_text(text)
+    with pytest.raises(train.ConfigError, match=message):
         train.load_config(bad)
-    bad.write_text("total_steps: lots\n")
-    with pytest.raises(train.ConfigError, match="'total_steps' must be int, got 'lots'"):
-        train.load_config(bad)
-    bad.write_text("anneal_lr: 1\n")
-    with pytest.raises(train.ConfigError, match="'anneal_lr' must be bool"):
-        train.load_config(bad)
-    bad.write_text("hidden: [64, true]\n")
-    with pytest.raises(train.ConfigError, match="'hidden'"):
-        train.load_config(bad)
-    bad.write_text("episode: game\n")
-    with pytest.raises(train.ConfigError, match="'episode'"):
-        train.load_config(bad)
-    bad.write_text("num_envs: 0\n")
-    with pytest.raises(train.ConfigError, match="'num_envs' must be >= 1"):
-        train.load_config(bad)
-    bad.write_text("teacher: pimc-valuez\n")
-    with pytest.raises(train.ConfigError, match="'teacher'.*unknown bot 'pimc-valuez'"):
-        train.load_config(bad)
-    bad.write_text("teacher_workers: -1\n")
-    with pytest.raises(train.ConfigError, match="'teacher_workers' must be >= 0"):
-        train.load_config(bad)
-    bad.write_text("teacher_temp: 0\n")
-    with pytest.raises(train.ConfigError, match="teacher_temp > 0"):
-        train.load_config(bad)
-    bad.write_text("assist: some\n")
-    with pytest.raises(train.ConfigError, match="'assist' must be one of"):
-        train.load_config(bad)
-    bad.write_text("assist: false\n")  # configs from before the modes
-    assert train.load_config(bad).assist == "none"
-    bad.write_text("[1, 2]\n")
-    with pytest.raises(train.ConfigError, match="mapping"):
-        train.load_config(bad)
-    bad.write_text("a: [\n")
-    with pytest.raises(train.ConfigError, match="not valid YAML"):
-        train.load_config(bad)
+
+
+def test_old_assist_booleans_and_missing_files(tmp_path: Path) -> None:
+    old = tmp_path / "old.yaml"
+    old.write_text("assist: false\n")  # configs from before the modes
+    assert train.load_config(old).assist == "none"
     with pytest.raises(train.ConfigError, match="cannot read config file"):
         train.load_config(tmp_path / "nope.yaml")
 
