@@ -7,11 +7,20 @@ minimum before the softmax. The critic used in training may see the full
 state (``encode_full``); it is never needed to play, so a shipped checkpoint
 is used here only for its policy weights.
 
+A checkpoint may also carry an **endgame network** (:class:`EndgameNet`,
+trained by ``distill_endgame.py`` on the exact solver's values): a second
+MLP that makes the decisions once the talon is spent, where play is a
+perfect-information puzzle that the main policy, shared with everything
+else, solves less well. It sees the same observation plus the cards nobody
+has seen (:func:`unseen_cards`, with the talon spent exactly the opponent's
+hand), which it could compute itself but learns faster when given.
+
 Checkpoints are plain ``torch.save`` dicts of tensors and primitive
 containers (loadable with ``weights_only=True``)::
 
     {"format": "sixtysix-ppo", "version": 1, "obs_size": int,
-     "config": {...}, "policy": state_dict, "critic": state_dict, ...}
+     "config": {...}, "policy": state_dict, "critic": state_dict, ...,
+     "endgame": {"hidden": [int, ...], "state": state_dict}}   # optional
 
 ``train.py`` adds optimizer state, step counters and RNG states for resuming.
 """
@@ -29,11 +38,11 @@ from torch import nn
 
 from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.knowledge import PlayerView
-from sixtysix_env.observation import OBS_SIZE, encode
+from sixtysix_env.observation import HAND, OBS_SIZE, TABLE, TRUMP_CARD, WON_ME, WON_OPP, encode
 
 from .base import BaseAgent
 from .heuristic import assist_mode, scripted_action
-from .solver import Solver
+from .solver import Solver, is_endgame_view
 
 CHECKPOINT_FORMAT = "sixtysix-ppo"
 CHECKPOINT_VERSION = 1
@@ -69,6 +78,34 @@ class PolicyNet(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         return self.net(obs)
+
+
+#: Observation planes of cards whose place the observer knows (see :func:`unseen_cards`).
+SEEN_PLANES = (HAND, WON_ME, WON_OPP, TABLE, TRUMP_CARD)
+ENDGAME_IN = OBS_SIZE + 24
+
+
+def unseen_cards(obs: Any) -> Any:
+    """The 24-card plane of cards the observer has not seen anywhere (not in
+    its hand, no trick, not on the table, not the face-up trump card): the
+    opponent's hand plus the face-down talon; with the talon spent, exactly
+    the opponent's hand. Works on numpy arrays and torch tensors, batched or
+    not (last axis ``OBS_SIZE``)."""
+    seen = sum(obs[..., p:p + 24] for p in SEEN_PLANES)
+    return 1.0 - seen.clip(0.0, 1.0)
+
+
+class EndgameNet(nn.Module):
+    """Observation (+ :func:`unseen_cards`) -> 32 logits, for positions with
+    the talon spent; trained on the exact solver's values."""
+
+    def __init__(self, hidden: Sequence[int] = (512, 512, 256)) -> None:
+        super().__init__()
+        self.hidden = tuple(int(h) for h in hidden)
+        self.net = mlp(ENDGAME_IN, self.hidden, N_ACTIONS, 0.01)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.net(torch.cat([obs, unseen_cards(obs)], dim=-1))
 
 
 class ValueNet(nn.Module):
@@ -129,6 +166,33 @@ def policy_from_checkpoint(ckpt: dict[str, Any], path: str | os.PathLike = "<mem
     return net
 
 
+def endgame_from_checkpoint(ckpt: dict[str, Any], path: str | os.PathLike = "<memory>") -> EndgameNet | None:
+    """The checkpoint's endgame network, or None if it has none."""
+    entry = ckpt.get("endgame")
+    if entry is None:
+        return None
+    try:
+        net = EndgameNet(entry["hidden"])
+        net.load_state_dict(entry["state"])
+    except (RuntimeError, KeyError, TypeError) as e:
+        raise ValueError(f"checkpoint {path}: bad endgame network: {e}") from None
+    return net
+
+
+def _numpy_layers(net: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
+            for m in net if isinstance(m, nn.Linear)]
+
+
+def _forward(layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
+    last = len(layers) - 1
+    for i, (w, b) in enumerate(layers):
+        x = x @ w + b
+        if i < last:
+            np.maximum(x, 0.0, out=x)
+    return x
+
+
 def save_atomic(obj: dict[str, Any], path: str | os.PathLike) -> None:
     """``torch.save`` to a temp file then ``os.replace``: a killed run never
     leaves a half-written checkpoint behind."""
@@ -143,6 +207,8 @@ def save_atomic(obj: dict[str, Any], path: str | os.PathLike) -> None:
 class PPOAgent(BaseAgent):
     """Plays a trained policy network: one forward pass per decision.
 
+    ``endgame``: an optional :class:`EndgameNet` that replaces the policy
+    once the talon is spent (still one forward pass, no search).
     ``greedy=True`` picks the most probable legal action; otherwise it samples
     from the masked policy with the agent's own RNG (reseeded by ``reset``).
     ``assist="full"`` (the default, or ``True``) plays, like the search bots,
@@ -158,32 +224,28 @@ class PPOAgent(BaseAgent):
     """
 
     def __init__(self, policy: PolicyNet, *, greedy: bool = True, seed: int | None = None,
-                 name: str = "ppo", assist: bool | str = "full") -> None:
+                 name: str = "ppo", assist: bool | str = "full",
+                 endgame: EndgameNet | None = None) -> None:
         super().__init__(seed)
         self.name = name
         self.greedy = greedy
         self.assist = assist_mode(assist)
         self.solver = Solver()
         self.np_rng = np.random.default_rng(seed)
-        self.layers: list[tuple[np.ndarray, np.ndarray]] = [
-            (m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
-            for m in policy.net
-            if isinstance(m, nn.Linear)
-        ]
+        self.layers = _numpy_layers(policy.net)
+        self.endgame_layers = _numpy_layers(endgame.net) if endgame is not None else None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.np_rng = np.random.default_rng(seed)
 
     def logits(self, view: PlayerView) -> np.ndarray:
-        """Unmasked logits for ``view`` (float32, shape (32,))."""
+        """Unmasked logits for ``view`` (float32, shape (32,)): the endgame
+        network's once the talon is spent, if there is one."""
         x = encode(view)
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            x = x @ w + b
-            if i < last:
-                np.maximum(x, 0.0, out=x)
-        return x
+        if self.endgame_layers is not None and is_endgame_view(view):
+            return _forward(self.endgame_layers, np.concatenate([x, unseen_cards(x)]))
+        return _forward(self.layers, x)
 
     def act(self, view: PlayerView) -> int:
         legal = view.legal_mask
@@ -213,4 +275,4 @@ def load_ppo_agent(path: str | os.PathLike | None = None, seed: int | None = Non
     name = canonical_name("ppo", {"path": None if path == DEFAULT_CHECKPOINT else str(path),
                                   "assist": assist_mode(assist)})
     return PPOAgent(policy_from_checkpoint(ckpt, path), greedy=greedy, seed=seed, name=name,
-                    assist=assist)
+                    assist=assist, endgame=endgame_from_checkpoint(ckpt, path))

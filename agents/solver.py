@@ -314,6 +314,12 @@ class Solver:
         return min(a for a, v in values.items() if v == best_v), best_v
 
 
+def is_endgame_view(view: PlayerView) -> bool:
+    """A decision with the talon spent (lead, follow or final): the view
+    fixes every card, so the exact solver knows the value of every move."""
+    return view.stock == 0 and view.window in (LEAD, FOLLOW, FINAL) and bool(view.legal_mask)
+
+
 def endgame_action(view: PlayerView, solver: Solver, rng: random.Random) -> int | None:
     """The exact move once the talon is spent, else None.
 
@@ -323,7 +329,7 @@ def endgame_action(view: PlayerView, solver: Solver, rng: random.Random) -> int 
     every bot that does not search by itself (``heuristic``, ``ppo``).
     Clears ``solver`` afterwards.
     """
-    if view.stock != 0 or view.window not in (LEAD, FOLLOW, FINAL) or not view.legal_mask:
+    if not is_endgame_view(view):
         return None
     try:
         return solver.best_action(sample_state(view, rng))[0]

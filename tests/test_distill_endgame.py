@@ -1,0 +1,185 @@
+"""distill_endgame.py and the endgame network: exact labels, the loss, a tiny run, the bot."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import distill_endgame as de
+from agents.neural import (
+    DEFAULT_CHECKPOINT,
+    EndgameNet,
+    load_checkpoint,
+    load_ppo_agent,
+    policy_from_checkpoint,
+    unseen_cards,
+)
+from agents.solver import action_values, is_endgame_view
+from sixtysix_env.actions import CLOSE, DECLARE
+from sixtysix_env.engine import OVER, deal
+from sixtysix_env.knowledge import view
+from sixtysix_env.observation import OBS_SIZE, encode
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def rows() -> dict[str, np.ndarray]:
+    return de.collect(str(DEFAULT_CHECKPOINT), seed=5, deals=40, explore=0.2, lines=4)
+
+
+def test_collect_labels_real_endgame_choices(rows: dict[str, np.ndarray]) -> None:
+    n = len(rows["obs"])
+    assert n > 20
+    assert rows["obs"].shape == (n, OBS_SIZE) and rows["values"].shape == (n, 32)
+    legal, values = rows["legal"], rows["values"]
+    assert (legal.sum(1) >= 2).all()  # only real choices
+    assert (values[~legal] == 0).all()  # illegal actions carry no label
+    assert (np.abs(values[legal]) <= 3).all()  # game points of one deal
+    assert (rows["obs"][:, 304] == 0).all()  # talon size 0: the talon is spent
+
+
+def test_collect_values_are_the_solver_values() -> None:
+    # the same seed replays the same deal; find its endgame rows by hand
+    checked = 0
+    for seed in range(9, 40):
+        r = de.collect(str(DEFAULT_CHECKPOINT), seed=seed, deals=1, explore=0.0, lines=1)
+        rng = random.Random(seed)
+        agent = load_ppo_agent(DEFAULT_CHECKPOINT, seed=seed, greedy=False, assist="rules")
+        scores = (rng.randrange(7), rng.randrange(7))
+        s = deal(rng.randrange(1 << 62), match_scores=scores)
+        found = []
+        while s.window != OVER:
+            v = view(s, s.to_act)
+            if de.is_endgame_row(v):
+                found.append((encode(v), action_values(s)))
+            s.apply(agent.act(v))
+        assert len(found) == len(r["values"])
+        for (obs, vals), row_obs, row in zip(found, r["obs"], r["values"], strict=True):
+            assert np.array_equal(obs, row_obs)
+            assert {a: int(row[a]) for a in vals} == vals
+        checked += len(found)
+        if checked >= 5:
+            break
+    assert checked >= 5
+
+
+def test_unseen_cards_is_the_opponents_hand_once_the_talon_is_spent(rows: dict[str, np.ndarray]) -> None:
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(30):
+        s = deal(rng.randrange(1 << 30))
+        while s.window != OVER:
+            p = s.to_act
+            x = encode(view(s, p))
+            plane = unseen_cards(x)
+            hidden = s.hands[1 - p] | (0 if s.stock == 0 else sum(1 << c for c in s.talon[12 - s.stock:11]))
+            assert [int(b) for b in plane] == [hidden >> c & 1 for c in range(24)]
+            checked += s.stock == 0
+            on = [a for a in s.legal_actions() if a not in (CLOSE, DECLARE)]  # play on to the endgame
+            s.apply(rng.choice(on or s.legal_actions()))
+    assert checked > 50
+    batch = torch.as_tensor(rows["obs"][:8])  # the torch, batched form agrees
+    assert torch.equal(unseen_cards(batch), torch.as_tensor(unseen_cards(rows["obs"][:8])))
+
+
+def test_endgame_loss_prefers_the_best_move() -> None:
+    legal = torch.tensor([[True, True, False, True]])
+    values = torch.tensor([[1.0, -1.0, 0.0, -2.0]])
+    good = torch.tensor([[5.0, 0.0, 9.0, 0.0]])  # an illegal logit must not matter
+    bad = torch.tensor([[0.0, 5.0, 0.0, 0.0]])
+    assert de.endgame_loss(good, values, legal, 0.25) < de.endgame_loss(bad, values, legal, 0.25)
+    # its minimum is at logits = values / tau (up to a constant)
+    best = de.endgame_loss(values / 0.25 + 3.0, values, legal, 0.25)
+    assert best < de.endgame_loss(values / 0.25 * 1.5, values, legal, 0.25)
+    assert best < de.endgame_loss(values / 0.25 * 0.5, values, legal, 0.25)
+
+
+def test_fit_learns_the_rows(rows: dict[str, np.ndarray]) -> None:
+    torch.manual_seed(0)
+    net = EndgameNet((64,))
+    args = de.parse(["in.pt", "out.pt", "--epochs", "30", "--batch", "32", "--no-progress"])
+    obs, legal, values = (torch.as_tensor(rows[k]) for k in de.ROW_KEYS)
+    acc0, _ = de.endgame_quality(net, obs, legal, values)
+    de.fit(net, rows, args)
+    acc1, reg1 = de.endgame_quality(net, obs, legal, values)
+    assert acc1 > max(acc0, 0.8) and reg1 < 0.3
+
+
+def test_agent_uses_the_endgame_network_only_with_the_talon_spent() -> None:
+    ckpt = load_checkpoint(DEFAULT_CHECKPOINT)
+    policy = policy_from_checkpoint(ckpt)
+    net = EndgameNet((16,))
+    with torch.no_grad():  # an endgame net that always wants action 0 (the first card id)
+        net.net[-1].bias[:] = -100.0
+        net.net[-1].bias[0] = 100.0
+    from agents.neural import PPOAgent
+
+    plain = PPOAgent(policy, assist="none")
+    with_net = PPOAgent(policy, assist="none", endgame=net)
+    rng = random.Random(4)
+    seen = {True: 0, False: 0}
+    for _ in range(20):
+        s = deal(rng.randrange(1 << 30))
+        while s.window != OVER:
+            v = view(s, s.to_act)
+            endgame = is_endgame_view(v)
+            if endgame:
+                expected = net(torch.as_tensor(encode(v))[None])[0].detach().numpy()
+                assert np.allclose(with_net.logits(v), expected, atol=1e-3)
+            else:
+                assert np.array_equal(with_net.logits(v), plain.logits(v))
+            seen[endgame] += 1
+            s.apply(plain.act(v))
+    assert seen[True] > 20 and seen[False] > 100
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--deals", "0"], "--deals must be at least 1"),
+    (["--explore", "1.5"], "--explore must be in [0, 1]"),
+    (["--tau", "0"], "--tau and --lr must be positive"),
+    (["--hidden", "64", "0"], "--hidden sizes must be at least 1"),
+])
+def test_bad_arguments_are_named(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        de.parse(["in.pt", "out.pt", *argv])
+    assert message in capsys.readouterr().err
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "distill_endgame.py"), *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.slow
+def test_tiny_run_writes_a_playable_checkpoint_and_reuses_its_rows(tmp_path: Path) -> None:
+    out, data = tmp_path / "eg.pt", tmp_path / "rows.npz"
+    small = ["--deals", "40", "--chunk", "20", "--lines", "2", "--epochs", "1", "--workers", "1",
+             "--hidden", "32", "--no-progress", "--data", str(data)]
+    r = run(str(DEFAULT_CHECKPOINT), str(out), *small)
+    assert r.returncode == 0, r.stderr
+    assert "the policy: optimal" in r.stdout and "held-out optimal" in r.stdout and "wrote" in r.stdout
+    ckpt = load_checkpoint(out)
+    assert "optimizer" not in ckpt and ckpt["distill_endgame"]["deals"] == 40
+    assert ckpt["endgame"]["hidden"] == [32]
+    agent = load_ppo_agent(out, assist="rules")
+    assert agent.assist == "rules" and agent.endgame_layers is not None
+    n = len(np.load(data)["obs"])
+
+    r = run(str(DEFAULT_CHECKPOINT), str(out), *small)  # the rows are read back, not collected
+    assert r.returncode == 0, r.stderr
+    assert f"rows: {n} ({data})" in r.stdout
+
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"\x00" * 10)
+    r = run(str(bad), str(out))
+    assert r.returncode == 2 and "bad.pt is corrupt" in r.stderr
+    np.savez(tmp_path / "junk.npz", x=np.zeros(3))
+    r = run(str(DEFAULT_CHECKPOINT), str(out), "--data", str(tmp_path / "junk.npz"))
+    assert r.returncode == 2 and "is not a file of endgame rows" in r.stderr
