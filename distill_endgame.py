@@ -3,7 +3,8 @@
 Usage::
 
     python distill_endgame.py runs/rules24/last.pt runs/eg/ppo.pt           # defaults below
-    python distill_endgame.py IN.pt OUT.pt --deals 60000 --epochs 8 --data eg_rows.npz
+    python distill_endgame.py IN.pt OUT.pt --deals 100000 --data rows1.npz   # collect, keep rows
+    python distill_endgame.py IN.pt OUT.pt --data rows1.npz rows2.npz --epochs 10   # fit only
 
 Why: once the talon is spent the view fixes every card, so the exact solver
 (``agents.solver``) knows the value of every move. PPO with the
@@ -20,12 +21,16 @@ alone, and leaves the policy as it is:
    is played out ``--lines`` times from where the talon ran out. Every
    non-obvious decision with the talon spent (lead, follow, final) is a row,
    labelled with the solver's value of every legal action. ``--data FILE``
-   keeps the rows (``.npz``) and reuses them on the next run.
+   keeps the rows (``.npz``); given files that exist, the rows are read
+   (several files are joined) and nothing is played.
 2. **Fit** the endgame network by minibatch Adam: cross-entropy of its
    masked policy against ``softmax(values / --tau)``, so the best move gets
-   almost all the mass. A twentieth of the rows is held out; the held-out
-   share of optimal moves and the regret (game points lost per decision) of
-   the policy and of the new network are printed.
+   almost all the mass. Repeated positions are dropped; every training row
+   is renamed by a random permutation of the four suits, which changes
+   nothing in the rules (24 times the data, :func:`suit_permutation`). The
+   rows of the last collect jobs (a twentieth, other deals) are held out;
+   the held-out share of optimal moves and the regret (game points lost per
+   decision) of the policy and of the new network are printed.
 3. **Write** the input checkpoint, optimizer and snapshot pool left out, with
    the network added under ``"endgame"``, atomically.
 
@@ -56,12 +61,45 @@ from agents.neural import (
     save_atomic,
 )
 from agents.solver import Solver, is_endgame_view
-from sixtysix_env.actions import N_ACTIONS
+from sixtysix_env.actions import MARRIAGE, N_ACTIONS
+from sixtysix_env.cards import N_CARDS, N_SUITS, RANK_NAMES, make_card
 from sixtysix_env.engine import MATCH_TARGET, OVER, State, deal
 from sixtysix_env.knowledge import PlayerView, view
-from sixtysix_env.observation import OBS_SIZE, encode
+from sixtysix_env.observation import (
+    HAND,
+    LEGAL,
+    MARRIAGE_NOW,
+    OBS_SIZE,
+    SHOWN_ME,
+    SHOWN_OPP,
+    TRUMP_CARD,
+    TRUMP_SUIT,
+    encode,
+)
 
 ROW_KEYS = ("obs", "legal", "values")
+CARD_PLANES = tuple(range(HAND, TRUMP_CARD + N_CARDS, N_CARDS))  # the ten 24-card planes
+SUIT_FIELDS = (TRUMP_SUIT, SHOWN_ME, SHOWN_OPP, MARRIAGE_NOW)  # one flag per suit
+
+
+def suit_permutation(perm: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Gather indices ``(obs_src, action_src)`` that rename suit ``s`` to
+    ``perm[s]``: ``obs[..., obs_src]`` and ``values[..., action_src]`` then
+    describe the renamed position, which has the same values (the rules
+    treat suits alike; which one is trumps is part of the observation).
+    Fitting on randomly renamed rows gives 24 times the data for free."""
+    obs_src, act_src = np.arange(OBS_SIZE), np.arange(N_ACTIONS)
+    for s in range(N_SUITS):
+        for r in range(len(RANK_NAMES)):
+            old, new = make_card(s, r), make_card(perm[s], r)
+            for o in (*CARD_PLANES, LEGAL):
+                obs_src[o + new] = o + old
+            act_src[new] = old
+        for o in SUIT_FIELDS:
+            obs_src[o + perm[s]] = o + s
+        obs_src[LEGAL + MARRIAGE + perm[s]] = LEGAL + MARRIAGE + s
+        act_src[MARRIAGE + perm[s]] = MARRIAGE + s
+    return obs_src, act_src
 
 
 def is_endgame_row(v: PlayerView) -> bool:
@@ -175,25 +213,47 @@ def load_rows(path: Path) -> dict[str, np.ndarray]:
     return rows
 
 
+def unique_rows(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The rows with repeated observations dropped (the replayed lines of a
+    deal start from the same position), first occurrences kept in order."""
+    seen: set[bytes] = set()
+    keep = []
+    for i, x in enumerate(rows["obs"]):
+        b = x.tobytes()
+        if b not in seen:
+            seen.add(b)
+            keep.append(i)
+    return {k: v[keep] for k, v in rows.items()}
+
+
 def fit(net: torch.nn.Module, rows: dict[str, np.ndarray], args: argparse.Namespace,
         policy: torch.nn.Module | None = None) -> tuple[float, float]:
     """Minibatch Adam on :func:`endgame_loss`, learning rate decayed linearly to 0.
 
-    Prints the held-out quality of ``policy`` (for comparison) and of ``net``
-    after each epoch; returns ``net``'s last (optimal share, regret).
+    The last twentieth of the rows (the last collect jobs: other deals than
+    the rest) is held out; each training row is renamed by a random suit
+    permutation (:func:`suit_permutation`) unless ``--no-augment``. Prints
+    the held-out quality of ``policy`` (for comparison) and of ``net`` after
+    each epoch; returns ``net``'s last (optimal share, regret).
     """
+    from itertools import permutations
+
     from tqdm import tqdm
 
     g = torch.Generator().manual_seed(args.seed)
+    rows = unique_rows(rows)
     data = [torch.as_tensor(rows[k]) for k in ROW_KEYS]
     n = len(data[0])
-    perm = torch.randperm(n, generator=g)
     n_test = max(1, n // 20)
-    test = [t[perm[:n_test]] for t in data]
-    train_rows = [t[perm[n_test:]] for t in data]
+    test = [t[n - n_test:] for t in data]
+    train_rows = [t[:n - n_test] for t in data]
+    perms = [suit_permutation(p) for p in permutations(range(N_SUITS))]
+    obs_src = torch.as_tensor(np.stack([p[0] for p in perms]))
+    act_src = torch.as_tensor(np.stack([p[1] for p in perms]))
+    print(f"distinct rows: {n}, held out: {n_test}")
     if policy is not None:
         acc, reg = endgame_quality(policy, *test)
-        print(f"held-out rows: {n_test}; the policy: optimal {acc:.1%}, regret {reg:.4f} pts/decision")
+        print(f"held-out, the policy: optimal {acc:.1%}, regret {reg:.4f} pts/decision")
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     m = len(train_rows[0])
     per_epoch = max(1, m // args.batch)
@@ -206,6 +266,10 @@ def fit(net: torch.nn.Module, rows: dict[str, np.ndarray], args: argparse.Namesp
             for group in opt.param_groups:
                 group["lr"] = args.lr * (1 - (epoch * per_epoch + i) / total)
             obs, legal, values = (t[order[i * args.batch:(i + 1) * args.batch]] for t in train_rows)
+            if args.augment:
+                k = torch.randint(len(perms), (len(obs),), generator=g)
+                obs = obs.gather(1, obs_src[k])
+                legal, values = legal.gather(1, act_src[k]), values.gather(1, act_src[k])
             loss = endgame_loss(net(obs), values, legal, args.tau)
             opt.zero_grad()
             loss.backward()
@@ -226,9 +290,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--lines", type=int, default=6, help="endgame lines played per deal (default 6)")
     p.add_argument("--explore", type=float, default=0.1, help="share of random moves (default 0.1)")
     p.add_argument("--chunk", type=int, default=1000, help="deals per collect job (default 1000)")
-    p.add_argument("--data", type=Path, help="an .npz of rows: read if it exists, else written")
+    p.add_argument("--data", type=Path, nargs="+", default=[],
+                   help="row files (.npz): read and joined if they all exist; "
+                        "one missing file is collected and written")
     p.add_argument("--hidden", type=int, nargs="+", default=[512, 512, 256],
                    help="hidden layer sizes of the endgame network (default 512 512 256)")
+    p.add_argument("--no-augment", dest="augment", action="store_false",
+                   help="do not rename suits at random while fitting")
     p.add_argument("--tau", type=float, default=0.25, help="target temperature in game points")
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--batch", type=int, default=512)
@@ -255,7 +323,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         ckpt = load_checkpoint(args.checkpoint)
         policy = policy_from_checkpoint(ckpt, args.checkpoint)
-        rows = load_rows(args.data) if args.data is not None and args.data.exists() else None
+        missing = [f for f in args.data if not f.exists()]
+        if len(missing) > 1 or (missing and len(args.data) > 1):
+            raise ValueError(f"--data: {', '.join(map(str, missing))} missing; only a single "
+                             "new file is collected")
+        rows = None
+        if args.data and not missing:
+            parts = [load_rows(f) for f in args.data]
+            rows = {k: np.concatenate([p[k] for p in parts]) for k in ROW_KEYS}
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -263,12 +338,12 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     if rows is None:
         rows = gather(args)
-        if args.data is not None:
-            args.data.parent.mkdir(parents=True, exist_ok=True)
-            tmp = args.data.with_name(args.data.name + ".tmp.npz")
+        if args.data:
+            args.data[0].parent.mkdir(parents=True, exist_ok=True)
+            tmp = args.data[0].with_name(args.data[0].name + ".tmp.npz")
             np.savez(tmp, **rows)
-            tmp.replace(args.data)
-    print(f"rows: {len(rows['obs'])}" + ("" if args.data is None else f" ({args.data})"))
+            tmp.replace(args.data[0])
+    print(f"rows: {len(rows['obs'])}" + "".join(f" {f}" for f in args.data))
     if len(rows["obs"]) < 2:
         print("error: too few endgame rows to fit; play more --deals", file=sys.stderr)
         return 2
@@ -277,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {k: v for k, v in ckpt.items()
                            if k not in ("optimizer", "snapshots", "rng", "endgame")}
     out["endgame"] = {"hidden": list(net.hidden), "state": net.state_dict()}
-    out["distill_endgame"] = {k: (str(v) if isinstance(v, Path) else v)
+    out["distill_endgame"] = {k: ([str(f) for f in v] if k == "data" else v)
                               for k, v in vars(args).items() if k != "progress"}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     save_atomic(out, args.out)

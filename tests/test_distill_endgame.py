@@ -89,6 +89,48 @@ def test_unseen_cards_is_the_opponents_hand_once_the_talon_is_spent(rows: dict[s
     assert torch.equal(unseen_cards(batch), torch.as_tensor(unseen_cards(rows["obs"][:8])))
 
 
+@pytest.mark.parametrize("perm", [(1, 0, 2, 3), (3, 2, 0, 1), (2, 3, 1, 0)])
+def test_renaming_suits_keeps_the_position_and_its_values(perm: tuple[int, ...]) -> None:
+    # play the same deal twice, once with every card's suit renamed by perm; the
+    # renamed observation must be the gathered one and the solver values agree
+    from sixtysix_env.cards import make_card, rank_of, suit_of
+    from sixtysix_env.engine import new_state
+
+    obs_src, act_src = de.suit_permutation(perm)
+
+    def rename_card(c: int) -> int:
+        return make_card(perm[suit_of(c)], rank_of(c))
+
+    def rename_action(a: int) -> int:
+        return rename_card(a) if a < 24 else 24 + perm[a - 24] if a < 28 else a
+
+    rng = random.Random(sum(perm))
+    checked = 0
+    for _ in range(15):
+        cards = list(range(24))
+        rng.shuffle(cards)
+        s = new_state((cards[:6], cards[6:12]), cards[12:], 0)
+        r = [rename_card(c) for c in cards]
+        t = new_state((r[:6], r[6:12]), r[12:], 0)
+        while s.window != OVER:
+            for p in (0, 1):
+                assert np.array_equal(encode(view(s, p))[obs_src], encode(view(t, p)))
+            if s.stock == 0 and s.window in (0, 3) and len(s.legal_actions()) > 1:
+                vs, vt = action_values(s), action_values(t)
+                assert {rename_action(a): v for a, v in vs.items()} == vt
+                row_s, row_t = np.zeros(32), np.zeros(32)
+                row_s[list(vs)], row_t[list(vt)] = list(vs.values()), list(vt.values())
+                assert np.array_equal(row_s[act_src], row_t)
+                checked += 1
+            on = [a for a in s.legal_actions() if a not in (CLOSE, DECLARE)]
+            a = rng.choice(on or s.legal_actions())
+            s.apply(a)
+            t.apply(rename_action(a))
+    assert checked > 20
+    values = np.arange(32, dtype=np.float32)
+    assert sorted(values[act_src]) == list(values)  # a permutation of the actions
+
+
 def test_endgame_loss_prefers_the_best_move() -> None:
     legal = torch.tensor([[True, True, False, True]])
     values = torch.tensor([[1.0, -1.0, 0.0, -2.0]])
@@ -174,7 +216,13 @@ def test_tiny_run_writes_a_playable_checkpoint_and_reuses_its_rows(tmp_path: Pat
 
     r = run(str(DEFAULT_CHECKPOINT), str(out), *small)  # the rows are read back, not collected
     assert r.returncode == 0, r.stderr
-    assert f"rows: {n} ({data})" in r.stdout
+    assert f"rows: {n} {data}" in r.stdout
+    two = [a for a in small if a not in ("--data", str(data))] + ["--data", str(data), str(data)]
+    r = run(str(DEFAULT_CHECKPOINT), str(out), *two)  # several files are joined
+    assert r.returncode == 0, r.stderr
+    assert f"rows: {2 * n} {data} {data}" in r.stdout
+    r = run(str(DEFAULT_CHECKPOINT), str(out), "--data", str(data), str(tmp_path / "new.npz"))
+    assert r.returncode == 2 and "new.npz missing" in r.stderr
 
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"\x00" * 10)
