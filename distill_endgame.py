@@ -159,6 +159,7 @@ def collect(ckpt_path: str, seed: int, deals: int, explore: float, lines: int = 
 
 
 def masked_log_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities of the policy restricted to the legal actions."""
     return torch.log_softmax(logits.masked_fill(~legal, -1e9), dim=1)
 
 

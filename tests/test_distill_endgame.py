@@ -231,3 +231,12 @@ def test_tiny_run_writes_a_playable_checkpoint_and_reuses_its_rows(tmp_path: Pat
     np.savez(tmp_path / "junk.npz", x=np.zeros(3))
     r = run(str(DEFAULT_CHECKPOINT), str(out), "--data", str(tmp_path / "junk.npz"))
     assert r.returncode == 2 and "is not a file of endgame rows" in r.stderr
+
+
+def test_endgame_bench_reports_per_window(capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    import bench_endgame
+
+    bench_endgame.main(["--deals", "20", "--seed", "3"])
+    out = capsys.readouterr().out
+    assert "20 self-play deals" in out and "lead" in out and "total  lost" in out
