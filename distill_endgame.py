@@ -5,6 +5,7 @@ Usage::
     python distill_endgame.py runs/rules24/last.pt runs/eg/ppo.pt           # defaults below
     python distill_endgame.py IN.pt OUT.pt --deals 100000 --data rows1.npz   # collect, keep rows
     python distill_endgame.py IN.pt OUT.pt --data rows1.npz rows2.npz --epochs 10   # fit only
+    python distill_endgame.py NEWER.pt OUT.pt --endgame-from OLD_OUT.pt   # reuse a network
 
 Why: once the talon is spent the view fixes every card, so the exact solver
 (``agents.solver``) knows the value of every move. PPO with the
@@ -296,6 +297,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         "one missing file is collected and written")
     p.add_argument("--hidden", type=int, nargs="+", default=[512, 512, 256],
                    help="hidden layer sizes of the endgame network (default 512 512 256)")
+    p.add_argument("--endgame-from", type=Path, metavar="CKPT",
+                   help="copy CKPT's endgame network instead of collecting and fitting one "
+                        "(it depends on no policy: a newer policy can reuse it)")
     p.add_argument("--no-augment", dest="augment", action="store_false",
                    help="do not rename suits at random while fitting")
     p.add_argument("--tau", type=float, default=0.25, help="target temperature in game points")
@@ -319,6 +323,26 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return a
 
 
+def fit_new(args: argparse.Namespace, rows: dict[str, np.ndarray] | None,
+            policy: torch.nn.Module) -> EndgameNet | None:
+    """Collect rows (unless given) and fit a new endgame network; None (after
+    an error message) when there are too few rows."""
+    if rows is None:
+        rows = gather(args)
+        if args.data:
+            args.data[0].parent.mkdir(parents=True, exist_ok=True)
+            tmp = args.data[0].with_name(args.data[0].name + ".tmp.npz")
+            np.savez(tmp, **rows)
+            tmp.replace(args.data[0])
+    print(f"rows: {len(rows['obs'])}" + "".join(f" {f}" for f in args.data))
+    if len(rows["obs"]) < 2:
+        print("error: too few endgame rows to fit; play more --deals", file=sys.stderr)
+        return None
+    net = EndgameNet(args.hidden)
+    fit(net, rows, args, policy=policy)
+    return net
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     try:
@@ -337,24 +361,27 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    if rows is None:
-        rows = gather(args)
-        if args.data:
-            args.data[0].parent.mkdir(parents=True, exist_ok=True)
-            tmp = args.data[0].with_name(args.data[0].name + ".tmp.npz")
-            np.savez(tmp, **rows)
-            tmp.replace(args.data[0])
-    print(f"rows: {len(rows['obs'])}" + "".join(f" {f}" for f in args.data))
-    if len(rows["obs"]) < 2:
-        print("error: too few endgame rows to fit; play more --deals", file=sys.stderr)
-        return 2
-    net = EndgameNet(args.hidden)
-    fit(net, rows, args, policy=policy)
+    if args.endgame_from is not None:
+        try:
+            net = endgame_from_checkpoint(load_checkpoint(args.endgame_from), args.endgame_from)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        if net is None:
+            print(f"error: --endgame-from {args.endgame_from} has no endgame network", file=sys.stderr)
+            return 2
+        print(f"endgame network {list(net.hidden)} copied from {args.endgame_from}")
+    else:
+        net = fit_new(args, rows, policy)
+        if net is None:
+            return 2
     out: dict[str, Any] = {k: v for k, v in ckpt.items()
                            if k not in ("optimizer", "snapshots", "rng", "endgame")}
     out["endgame"] = {"hidden": list(net.hidden), "state": net.state_dict()}
-    out["distill_endgame"] = {k: ([str(f) for f in v] if k == "data" else v)
-                              for k, v in vars(args).items() if k != "progress"}
+    record = {k: v for k, v in vars(args).items() if k != "progress"}
+    record["data"] = [str(f) for f in args.data]
+    record["endgame_from"] = None if args.endgame_from is None else str(args.endgame_from)
+    out["distill_endgame"] = record
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     save_atomic(out, args.out)
     assert endgame_from_checkpoint(out) is not None

@@ -224,6 +224,17 @@ def test_tiny_run_writes_a_playable_checkpoint_and_reuses_its_rows(tmp_path: Pat
     r = run(str(DEFAULT_CHECKPOINT), str(out), "--data", str(data), str(tmp_path / "new.npz"))
     assert r.returncode == 2 and "new.npz missing" in r.stderr
 
+    copy = tmp_path / "copy.pt"  # reuse the endgame network with another policy file
+    r = run(str(DEFAULT_CHECKPOINT), str(copy), "--endgame-from", str(out))
+    assert r.returncode == 0 and "copied from" in r.stdout, r.stderr
+    copied = load_checkpoint(copy)
+    assert all(torch.equal(copied["endgame"]["state"][k], ckpt["endgame"]["state"][k])
+               for k in ckpt["endgame"]["state"])
+    plain = tmp_path / "plain.pt"
+    torch.save({k: v for k, v in ckpt.items() if k != "endgame"}, plain)
+    r = run(str(DEFAULT_CHECKPOINT), str(copy), "--endgame-from", str(plain))
+    assert r.returncode == 2 and "has no endgame network" in r.stderr
+
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"\x00" * 10)
     r = run(str(bad), str(out))
