@@ -15,6 +15,7 @@ import distill_endgame as de
 from agents.neural import (
     DEFAULT_CHECKPOINT,
     EndgameNet,
+    PPOAgent,
     load_checkpoint,
     load_ppo_agent,
     policy_from_checkpoint,
@@ -51,7 +52,9 @@ def test_collect_values_are_the_solver_values() -> None:
     for seed in range(9, 40):
         r = de.collect(str(DEFAULT_CHECKPOINT), seed=seed, deals=1, explore=0.0, lines=1)
         rng = random.Random(seed)
-        agent = load_ppo_agent(DEFAULT_CHECKPOINT, seed=seed, greedy=False, assist="rules")
+        # collect plays the policy (not the endgame network the shipped file also has)
+        agent = PPOAgent(policy_from_checkpoint(load_checkpoint(DEFAULT_CHECKPOINT)), seed=seed,
+                         greedy=False, assist="rules")
         scores = (rng.randrange(7), rng.randrange(7))
         s = deal(rng.randrange(1 << 62), match_scores=scores)
         found = []
@@ -157,12 +160,10 @@ def test_fit_learns_the_rows(rows: dict[str, np.ndarray]) -> None:
 def test_agent_uses_the_endgame_network_only_with_the_talon_spent() -> None:
     ckpt = load_checkpoint(DEFAULT_CHECKPOINT)
     policy = policy_from_checkpoint(ckpt)
+    torch.manual_seed(1)
     net = EndgameNet((16,))
-    with torch.no_grad():  # an endgame net that always wants action 0 (the first card id)
-        net.net[-1].bias[:] = -100.0
-        net.net[-1].bias[0] = 100.0
-    from agents.neural import PPOAgent
-
+    with torch.no_grad():  # logits that vary with the position, so the check means something
+        net.net[-1].weight.mul_(1000.0)
     plain = PPOAgent(policy, assist="none")
     with_net = PPOAgent(policy, assist="none", endgame=net)
     rng = random.Random(4)
@@ -174,7 +175,8 @@ def test_agent_uses_the_endgame_network_only_with_the_talon_spent() -> None:
             endgame = is_endgame_view(v)
             if endgame:
                 expected = net(torch.as_tensor(encode(v))[None])[0].detach().numpy()
-                assert np.allclose(with_net.logits(v), expected, atol=1e-3)
+                assert np.allclose(with_net.logits(v), expected, rtol=1e-4, atol=1e-4)
+                assert np.ptp(expected) > 0.5 and not np.allclose(expected, plain.logits(v))
             else:
                 assert np.array_equal(with_net.logits(v), plain.logits(v))
             seen[endgame] += 1
