@@ -37,6 +37,7 @@ import torch
 from torch import nn
 
 from sixtysix_env.actions import N_ACTIONS
+from sixtysix_env.cards import N_CARDS
 from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.observation import HAND, OBS_SIZE, TABLE, TRUMP_CARD, WON_ME, WON_OPP, encode
 
@@ -82,7 +83,7 @@ class PolicyNet(nn.Module):
 
 #: Observation planes of cards whose place the observer knows (see :func:`unseen_cards`).
 SEEN_PLANES = (HAND, WON_ME, WON_OPP, TABLE, TRUMP_CARD)
-ENDGAME_IN = OBS_SIZE + 24
+ENDGAME_IN = OBS_SIZE + N_CARDS
 
 
 def unseen_cards(obs: Any) -> Any:
@@ -91,7 +92,7 @@ def unseen_cards(obs: Any) -> Any:
     opponent's hand plus the face-down talon; with the talon spent, exactly
     the opponent's hand. Works on numpy arrays and torch tensors, batched or
     not (last axis ``OBS_SIZE``)."""
-    seen = sum(obs[..., p:p + 24] for p in SEEN_PLANES)
+    seen = sum(obs[..., p:p + N_CARDS] for p in SEEN_PLANES)
     return 1.0 - seen.clip(0.0, 1.0)
 
 
