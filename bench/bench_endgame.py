@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.heuristic import obvious_action  # noqa: E402
 from agents.neural import load_ppo_agent  # noqa: E402
-from agents.solver import Solver, is_endgame_view  # noqa: E402
+from agents.solver import Solver  # noqa: E402
+from distill_endgame import is_endgame_row  # noqa: E402
 from sixtysix_env.engine import FINAL, FOLLOW, LEAD, OVER, deal  # noqa: E402
 from sixtysix_env.knowledge import view  # noqa: E402
 
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
         while s.window != OVER:
             v = view(s, s.to_act)
             a = agent.act(v)
-            if is_endgame_view(v) and obvious_action(v) is None:
+            if is_endgame_row(v):
                 values = solver.action_values(s)
                 lost = max(values.values()) - values[a]
                 st = stats[s.window]
