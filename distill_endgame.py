@@ -356,20 +356,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.data and not missing:
             parts = [load_rows(f) for f in args.data]
             rows = {k: np.concatenate([p[k] for p in parts]) for k in ROW_KEYS}
+        net = None
+        if args.endgame_from is not None:
+            net = endgame_from_checkpoint(load_checkpoint(args.endgame_from), args.endgame_from)
+            if net is None:
+                raise ValueError(f"--endgame-from {args.endgame_from} has no endgame network")
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    if args.endgame_from is not None:
-        try:
-            net = endgame_from_checkpoint(load_checkpoint(args.endgame_from), args.endgame_from)
-        except ValueError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        if net is None:
-            print(f"error: --endgame-from {args.endgame_from} has no endgame network", file=sys.stderr)
-            return 2
+    if net is not None:
         print(f"endgame network {list(net.hidden)} copied from {args.endgame_from}")
     else:
         net = fit_new(args, rows, policy)

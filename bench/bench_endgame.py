@@ -23,10 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.neural import load_ppo_agent  # noqa: E402
 from agents.solver import Solver  # noqa: E402
 from distill_endgame import is_endgame_row  # noqa: E402
-from sixtysix_env.engine import FINAL, FOLLOW, LEAD, OVER, deal  # noqa: E402
+from sixtysix_env.engine import FINAL, FOLLOW, LEAD, OVER, WINDOW_NAMES, deal  # noqa: E402
 from sixtysix_env.knowledge import view  # noqa: E402
-
-WINDOW_NAMES = {LEAD: "lead", FOLLOW: "follow", FINAL: "final"}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -38,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     agent = load_ppo_agent(args.checkpoint, seed=args.seed, assist="rules")
     solver = Solver()
     rng = random.Random(args.seed)
-    stats = {w: [0, 0, 0] for w in WINDOW_NAMES}  # decisions, not best, points lost
+    stats = {w: [0, 0, 0] for w in (LEAD, FOLLOW, FINAL)}  # decisions, not best, points lost
     for _ in range(args.deals):
         s = deal(rng.randrange(1 << 30))
         while s.window != OVER:
