@@ -33,13 +33,15 @@ from typing import Any
 import torch
 
 from agents.neural import (
+    RESUME_ONLY,
+    endgame_entry,
     endgame_from_checkpoint,
     load_checkpoint,
     policy_from_checkpoint,
     save_atomic,
 )
 
-DROPPED = ("optimizer", "snapshots", "rng", "endgame", "average_policies")
+DROPPED = (*RESUME_ONLY, "endgame", "average_policies")
 
 
 def average_state_dicts(states: list[dict[str, torch.Tensor]], names: list[str]) -> dict[str, torch.Tensor]:
@@ -82,7 +84,7 @@ def average_checkpoints(paths: list[Path], endgame_from: Path | None = None) -> 
         raise ValueError(f"--endgame-from {endgame_from} has no endgame network")
     out.pop("distill_endgame", None)  # how the endgame network was made: its source's record
     if net is not None:
-        out["endgame"] = {"hidden": list(net.hidden), "state": net.state_dict()}
+        out["endgame"] = endgame_entry(net)
         record = source_ckpt.get("distill_endgame")
         if record is not None:
             out["distill_endgame"] = record
@@ -99,8 +101,6 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--endgame-from", type=Path, metavar="CKPT",
                    help="take the endgame network from CKPT (default: the first input's, if any)")
     a = p.parse_args(argv)
-    if len(a.inputs) < 2:
-        p.error(f"give at least two checkpoints to average, got {len(a.inputs)}")
     if a.out.resolve() in {i.resolve() for i in a.inputs}:
         p.error(f"{a.out} is also an input; write the average to a new file")
     return a

@@ -55,8 +55,10 @@ import torch
 
 from agents.heuristic import obvious_action
 from agents.neural import (
+    RESUME_ONLY,
     EndgameNet,
     PPOAgent,
+    endgame_entry,
     endgame_from_checkpoint,
     load_checkpoint,
     masked_logits,
@@ -373,8 +375,8 @@ def main(argv: list[str] | None = None) -> int:
         if net is None:
             return 2
     out: dict[str, Any] = {k: v for k, v in ckpt.items()
-                           if k not in ("optimizer", "snapshots", "rng", "endgame")}
-    out["endgame"] = {"hidden": list(net.hidden), "state": net.state_dict()}
+                           if k not in (*RESUME_ONLY, "endgame")}
+    out["endgame"] = endgame_entry(net)
     record = {k: v for k, v in vars(args).items() if k != "progress"}
     record["data"] = [str(f) for f in args.data]
     record["endgame_from"] = None if args.endgame_from is None else str(args.endgame_from)

@@ -167,6 +167,14 @@ def policy_from_checkpoint(ckpt: dict[str, Any], path: str | os.PathLike = "<mem
     return net
 
 
+RESUME_ONLY = ("optimizer", "snapshots", "rng")  # checkpoint entries only ``train.py --resume`` reads
+
+
+def endgame_entry(net: EndgameNet) -> dict[str, Any]:
+    """The checkpoint's ``"endgame"`` entry for ``net`` (read back by :func:`endgame_from_checkpoint`)."""
+    return {"hidden": list(net.hidden), "state": net.state_dict()}
+
+
 def endgame_from_checkpoint(ckpt: dict[str, Any], path: str | os.PathLike = "<memory>") -> EndgameNet | None:
     """The checkpoint's endgame network, or None if it has none."""
     entry = ckpt.get("endgame")
