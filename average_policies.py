@@ -19,7 +19,8 @@ ancestry, only that the shapes agree.
 What it writes: the first input without optimizer, snapshot pool and RNG
 state, whose policy and critic weights are the means of all inputs', with
 the endgame network of ``--endgame-from`` (or of the first input, if it has
-one), and ``"average_policies"`` recording the inputs; atomically. It plays
+one) and its closed-talon network if it has one, and ``"average_policies"``
+recording the inputs; atomically. It plays
 as ``ppo:OUT.pt`` (add ``,assist=rules`` for no search at all).
 """
 
@@ -33,6 +34,8 @@ from typing import Any
 import torch
 
 from agents.neural import (
+    PHASE_KEYS,
+    PHASE_RECORDS,
     RESUME_ONLY,
     endgame_entry,
     endgame_from_checkpoint,
@@ -41,7 +44,7 @@ from agents.neural import (
     save_atomic,
 )
 
-DROPPED = (*RESUME_ONLY, "endgame", "average_policies")
+DROPPED = (*RESUME_ONLY, *PHASE_KEYS.values(), *PHASE_RECORDS.values(), "average_policies")
 
 
 def average_state_dicts(states: list[dict[str, torch.Tensor]], names: list[str]) -> dict[str, torch.Tensor]:
@@ -82,12 +85,13 @@ def average_checkpoints(paths: list[Path], endgame_from: Path | None = None) -> 
     net = endgame_from_checkpoint(source_ckpt, source)
     if net is None and endgame_from is not None:
         raise ValueError(f"--endgame-from {endgame_from} has no endgame network")
-    out.pop("distill_endgame", None)  # how the endgame network was made: its source's record
-    if net is not None:
-        out["endgame"] = endgame_entry(net)
-        record = source_ckpt.get("distill_endgame")
-        if record is not None:
-            out["distill_endgame"] = record
+    for phase, key in PHASE_KEYS.items():  # the endgame (and closed-talon) network, with its record
+        phase_net = endgame_from_checkpoint(source_ckpt, source, phase)
+        if phase_net is not None:
+            out[key] = endgame_entry(phase_net)
+            record = source_ckpt.get(PHASE_RECORDS[phase])
+            if record is not None:
+                out[PHASE_RECORDS[phase]] = record
     out["average_policies"] = {"inputs": names, "global_steps": [c.get("global_step") for c in ckpts],
                                "endgame_from": str(source) if net is not None else None}
     return out

@@ -15,12 +15,21 @@ else, solves less well. It sees the same observation plus the cards nobody
 has seen (:func:`unseen_cards`, with the talon spent exactly the opponent's
 hand), which it could compute itself but learns faster when given.
 
+It may also carry a **closed-talon network** (an :class:`EndgameNet` too,
+under ``"closed"``, from ``distill_endgame.py --phase closed``): it makes
+the decisions after a close while cards are still face down in the talon.
+There the view fixes no world; the network was fitted on the solver's
+values averaged over worlds sampled from the view, which is what PIMC
+computes at every such decision (and why PIMC plays that phase better
+than the main policy).
+
 Checkpoints are plain ``torch.save`` dicts of tensors and primitive
 containers (loadable with ``weights_only=True``)::
 
     {"format": "sixtysix-ppo", "version": 1, "obs_size": int,
      "config": {...}, "policy": state_dict, "critic": state_dict, ...,
-     "endgame": {"hidden": [int, ...], "state": state_dict}}   # optional
+     "endgame": {"hidden": [int, ...], "state": state_dict},   # optional
+     "closed": {"hidden": [int, ...], "state": state_dict}}    # optional
 
 ``train.py`` adds optimizer state, step counters and RNG states for resuming.
 """
@@ -43,7 +52,7 @@ from sixtysix_env.observation import HAND, OBS_SIZE, TABLE, TRUMP_CARD, WON_ME, 
 
 from .base import BaseAgent
 from .heuristic import assist_mode, scripted_action
-from .solver import Solver, is_endgame_view
+from .solver import Solver, is_closed_view, is_endgame_view
 
 CHECKPOINT_FORMAT = "sixtysix-ppo"
 CHECKPOINT_VERSION = 1
@@ -98,7 +107,8 @@ def unseen_cards(obs: Any) -> Any:
 
 class EndgameNet(nn.Module):
     """Observation (+ :func:`unseen_cards`) -> 32 logits, for positions with
-    the talon spent; trained on the exact solver's values."""
+    the talon spent (trained on the exact solver's values) or closed (on
+    their means over sampled worlds)."""
 
     def __init__(self, hidden: Sequence[int] = (512, 512, 256)) -> None:
         super().__init__()
@@ -170,22 +180,46 @@ def policy_from_checkpoint(ckpt: dict[str, Any], path: str | os.PathLike = "<mem
 RESUME_ONLY = ("optimizer", "snapshots", "rng")  # checkpoint entries only ``train.py --resume`` reads
 
 
+PHASE_KEYS = {"spent": "endgame", "closed": "closed"}  # phase -> checkpoint entry of its network
+PHASE_RECORDS = {"spent": "distill_endgame", "closed": "distill_closed"}  # phase -> how it was made
+
+
 def endgame_entry(net: EndgameNet) -> dict[str, Any]:
-    """The checkpoint's ``"endgame"`` entry for ``net`` (read back by :func:`endgame_from_checkpoint`)."""
+    """The checkpoint's ``"endgame"`` (or ``"closed"``) entry for ``net``
+    (read back by :func:`endgame_from_checkpoint`)."""
     return {"hidden": list(net.hidden), "state": net.state_dict()}
 
 
-def endgame_from_checkpoint(ckpt: dict[str, Any], path: str | os.PathLike = "<memory>") -> EndgameNet | None:
-    """The checkpoint's endgame network, or None if it has none."""
-    entry = ckpt.get("endgame")
+def endgame_from_checkpoint(ckpt: dict[str, Any], path: str | os.PathLike = "<memory>",
+                            phase: str = "spent") -> EndgameNet | None:
+    """The checkpoint's endgame network for ``phase`` (``"spent"``: the
+    ``"endgame"`` entry; ``"closed"``: the ``"closed"`` entry), or None if
+    it has none."""
+    key = PHASE_KEYS[phase]
+    entry = ckpt.get(key)
     if entry is None:
         return None
     try:
         net = EndgameNet(entry["hidden"])
         net.load_state_dict(entry["state"])
     except (RuntimeError, KeyError, TypeError) as e:
-        raise ValueError(f"checkpoint {path}: bad endgame network: {e}") from None
+        raise ValueError(f"checkpoint {path}: bad {key} network: {e}") from None
     return net
+
+
+def half_precision(ckpt: dict[str, Any]) -> dict[str, Any]:
+    """``ckpt`` with the weights of all its networks stored as float16: half
+    the file size. Loading casts them back to float32, so the bot computes
+    as before, on weights rounded to float16 (measured: 1 greedy move in
+    about 7,000 differs from the float32 file's)."""
+    out = dict(ckpt)
+    for key in ("policy", "critic"):
+        if isinstance(out.get(key), dict):
+            out[key] = {k: v.half() for k, v in out[key].items()}
+    for key in PHASE_KEYS.values():
+        if isinstance(out.get(key), dict):
+            out[key] = {**out[key], "state": {k: v.half() for k, v in out[key]["state"].items()}}
+    return out
 
 
 def _numpy_layers(net: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -217,7 +251,8 @@ class PPOAgent(BaseAgent):
     """Plays a trained policy network: one forward pass per decision.
 
     ``endgame``: an optional :class:`EndgameNet` that replaces the policy
-    once the talon is spent (still one forward pass, no search).
+    once the talon is spent; ``closed``: one that replaces it after a close
+    while the talon still holds cards (still one forward pass, no search).
     ``greedy=True`` picks the most probable legal action; otherwise it samples
     from the masked policy with the agent's own RNG (reseeded by ``reset``).
     ``assist="full"`` (the default, or ``True``) plays, like the search bots,
@@ -234,7 +269,7 @@ class PPOAgent(BaseAgent):
 
     def __init__(self, policy: PolicyNet, *, greedy: bool = True, seed: int | None = None,
                  name: str = "ppo", assist: bool | str = "full",
-                 endgame: EndgameNet | None = None) -> None:
+                 endgame: EndgameNet | None = None, closed: EndgameNet | None = None) -> None:
         super().__init__(seed)
         self.name = name
         self.greedy = greedy
@@ -243,6 +278,7 @@ class PPOAgent(BaseAgent):
         self.np_rng = np.random.default_rng(seed)
         self.layers = _numpy_layers(policy.net)
         self.endgame_layers = _numpy_layers(endgame.net) if endgame is not None else None
+        self.closed_layers = _numpy_layers(closed.net) if closed is not None else None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -250,10 +286,13 @@ class PPOAgent(BaseAgent):
 
     def logits(self, view: PlayerView) -> np.ndarray:
         """Unmasked logits for ``view`` (float32, shape (32,)): the endgame
-        network's once the talon is spent, if there is one."""
+        network's once the talon is spent, the closed-talon network's after a
+        close, if there is one; else the policy's."""
         x = encode(view)
         if self.endgame_layers is not None and is_endgame_view(view):
             return _forward(self.endgame_layers, np.concatenate([x, unseen_cards(x)]))
+        if self.closed_layers is not None and is_closed_view(view):
+            return _forward(self.closed_layers, np.concatenate([x, unseen_cards(x)]))
         return _forward(self.layers, x)
 
     def act(self, view: PlayerView) -> int:
@@ -284,4 +323,5 @@ def load_ppo_agent(path: str | os.PathLike | None = None, seed: int | None = Non
     name = canonical_name("ppo", {"path": None if path == DEFAULT_CHECKPOINT else str(path),
                                   "assist": assist_mode(assist)})
     return PPOAgent(policy_from_checkpoint(ckpt, path), greedy=greedy, seed=seed, name=name,
-                    assist=assist, endgame=endgame_from_checkpoint(ckpt, path))
+                    assist=assist, endgame=endgame_from_checkpoint(ckpt, path),
+                    closed=endgame_from_checkpoint(ckpt, path, "closed"))

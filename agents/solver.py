@@ -320,6 +320,14 @@ def is_endgame_view(view: PlayerView) -> bool:
     return view.stock == 0 and view.window in (LEAD, FOLLOW, FINAL) and bool(view.legal_mask)
 
 
+def is_closed_view(view: PlayerView) -> bool:
+    """A decision (lead, follow or final) with the talon closed and cards
+    still face down in it: the view hides the opponent's hand among the
+    unseen cards, so no single world is the true one."""
+    return view.closed_by >= 0 and view.stock > 0 and view.window in (LEAD, FOLLOW, FINAL) \
+        and bool(view.legal_mask)
+
+
 def endgame_action(view: PlayerView, solver: Solver, rng: random.Random) -> int | None:
     """The exact move once the talon is spent, else None.
 

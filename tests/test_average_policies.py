@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import average_policies as ap
-from agents.neural import DEFAULT_CHECKPOINT, load_checkpoint, load_ppo_agent
+from agents.neural import DEFAULT_CHECKPOINT, EndgameNet, endgame_entry, load_checkpoint, load_ppo_agent
 from sixtysix_env.engine import OVER, deal
 from sixtysix_env.knowledge import view
 
@@ -40,10 +40,11 @@ def test_mismatched_networks_are_named(other: dict[str, torch.Tensor], message: 
 def shifted(tmp_path: Path, name: str, delta: float, endgame: bool = True) -> Path:
     """The shipped checkpoint with every policy weight moved by ``delta``."""
     ckpt = load_checkpoint(DEFAULT_CHECKPOINT)
-    ckpt["policy"] = {k: v + delta for k, v in ckpt["policy"].items()}
+    ckpt["policy"] = {k: v.float() + delta for k, v in ckpt["policy"].items()}
     ckpt["optimizer"] = {"state": {}, "param_groups": []}
     if not endgame:
-        del ckpt["endgame"], ckpt["distill_endgame"]
+        for key in ("endgame", "distill_endgame", "closed", "distill_closed"):
+            ckpt.pop(key, None)
     path = tmp_path / name
     torch.save(ckpt, path)
     return path
@@ -54,8 +55,8 @@ def test_average_undoes_opposite_shifts_and_keeps_the_endgame_network(tmp_path: 
     ship = load_checkpoint(DEFAULT_CHECKPOINT)
     out = ap.average_checkpoints([up, down])
     for k, v in ship["policy"].items():
-        assert torch.allclose(out["policy"][k], v, atol=1e-6)
-    assert all(torch.equal(out["endgame"]["state"][k], v) for k, v in ship["endgame"]["state"].items())
+        assert torch.allclose(out["policy"][k], v.float(), atol=1e-6)
+    assert all(torch.equal(out["endgame"]["state"][k], v.float()) for k, v in ship["endgame"]["state"].items())
     assert "optimizer" not in out and out["distill_endgame"] == ship["distill_endgame"]
     assert out["average_policies"]["inputs"] == [str(up), str(down)]
     bare = shifted(tmp_path, "bare.pt", 0.0, endgame=False)
@@ -64,6 +65,20 @@ def test_average_undoes_opposite_shifts_and_keeps_the_endgame_network(tmp_path: 
     assert no_eg["average_policies"]["endgame_from"] is None
     with_eg = ap.average_checkpoints([bare, up], endgame_from=down)
     assert with_eg["average_policies"]["endgame_from"] == str(down) and "endgame" in with_eg
+
+
+def test_the_closed_talon_network_comes_with_the_endgame_network(tmp_path: Path) -> None:
+    bare, up = shifted(tmp_path, "bare.pt", 0.0, endgame=False), shifted(tmp_path, "up.pt", 0.25)
+    source = load_checkpoint(up)
+    torch.manual_seed(0)
+    source["closed"] = endgame_entry(EndgameNet((8,)))
+    source["distill_closed"] = {"phase": "closed", "worlds": 16}
+    with_closed = tmp_path / "closed.pt"
+    torch.save(source, with_closed)
+    out = ap.average_checkpoints([bare, up], endgame_from=with_closed)
+    assert all(torch.equal(out["closed"]["state"][k], v) for k, v in source["closed"]["state"].items())
+    assert out["distill_closed"] == source["distill_closed"] and "endgame" in out
+    assert "closed" not in ap.average_checkpoints([bare, up])  # bare has neither network
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

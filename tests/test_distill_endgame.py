@@ -21,10 +21,10 @@ from agents.neural import (
     policy_from_checkpoint,
     unseen_cards,
 )
-from agents.solver import action_values, is_endgame_view
+from agents.solver import Solver, action_values, is_closed_view, is_endgame_view
 from sixtysix_env.actions import CLOSE, DECLARE
 from sixtysix_env.engine import OVER, deal
-from sixtysix_env.knowledge import view
+from sixtysix_env.knowledge import sample_state, view
 from sixtysix_env.observation import OBS_SIZE, encode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -184,11 +184,97 @@ def test_agent_uses_the_endgame_network_only_with_the_talon_spent() -> None:
     assert seen[True] > 20 and seen[False] > 100
 
 
+def play_to_closed_views(seed: int, deals: int) -> list:
+    """(state, view) pairs of non-obvious closed-talon decisions: random
+    play that closes the talon whenever it may."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(deals):
+        s = deal(rng.randrange(1 << 30))
+        while s.window != OVER:
+            v = view(s, s.to_act)
+            if de.is_closed_row(v):
+                out.append((s.clone(), v))
+            legal = s.legal_actions()
+            s.apply(CLOSE if CLOSE in legal else rng.choice(legal))
+    return out
+
+
+def test_closed_views_are_the_decisions_after_a_close_with_cards_left() -> None:
+    rng = random.Random(8)
+    seen = {True: 0, False: 0}
+    for _ in range(30):
+        s = deal(rng.randrange(1 << 30))
+        while s.window != OVER:
+            v = view(s, s.to_act)
+            closed = is_closed_view(v)
+            assert closed == (s.closed_by >= 0 and s.stock > 0 and s.window in (0, 3, 4))
+            assert not (closed and is_endgame_view(v))  # the two phases never overlap
+            seen[closed] += 1
+            legal = s.legal_actions()
+            s.apply(CLOSE if CLOSE in legal and rng.random() < 0.3 else rng.choice(legal))
+    assert seen[True] > 30 and seen[False] > 50
+
+
+def test_closed_rows_are_labelled_with_the_solver_values_averaged_over_sampled_worlds() -> None:
+    positions = play_to_closed_views(seed=2, deals=10)
+    assert len(positions) > 10
+    solver = Solver()
+    for s, v in positions[:12]:
+        row = de.row_values(s, v, "closed", 3, solver, random.Random(5))
+        rng = random.Random(5)  # the same three worlds, by hand
+        expected = np.zeros(32)
+        for _ in range(3):
+            for a, x in action_values(sample_state(v, rng)).items():
+                expected[a] += x / 3
+        assert np.allclose(row, expected)
+        legal = np.array([v.legal_mask >> a & 1 for a in range(32)], dtype=bool)
+        assert (row[~legal] == 0).all()
+        # a spent-talon label is the true state's values, whatever the worlds
+        assert s.stock > 0 and not de.is_endgame_row(v)
+    # collect keeps only closed-talon rows, with labels within one deal's game points
+    r = de.collect(str(DEFAULT_CHECKPOINT), seed=3, deals=30, explore=0.3, lines=2, phase="closed",
+                   worlds=2)
+    assert len(r["obs"]) > 10
+    assert (r["obs"][:, 304] > 0).all()  # cards left in the talon
+    assert (r["legal"].sum(1) >= 2).all() and (np.abs(r["values"]) <= 3).all()
+    assert (r["values"][~r["legal"]] == 0).all()
+
+
+def test_agent_uses_the_closed_network_only_after_a_close_with_cards_left() -> None:
+    policy = policy_from_checkpoint(load_checkpoint(DEFAULT_CHECKPOINT))
+    torch.manual_seed(2)
+    endgame, closed = EndgameNet((16,)), EndgameNet((16,))
+    with torch.no_grad():
+        closed.net[-1].weight.mul_(1000.0)
+    plain = PPOAgent(policy, assist="none", endgame=endgame)
+    both = PPOAgent(policy, assist="none", endgame=endgame, closed=closed)
+    rng = random.Random(6)
+    seen = {True: 0, False: 0}
+    for _ in range(30):
+        s = deal(rng.randrange(1 << 30))
+        while s.window != OVER:
+            v = view(s, s.to_act)
+            in_closed = is_closed_view(v)
+            if in_closed:
+                expected = closed(torch.as_tensor(encode(v))[None])[0].detach().numpy()
+                assert np.allclose(both.logits(v), expected, rtol=1e-4, atol=1e-4)
+                assert not np.allclose(expected, plain.logits(v))
+            else:  # the policy, or the endgame network with the talon spent
+                assert np.array_equal(both.logits(v), plain.logits(v))
+            seen[in_closed] += 1
+            legal = s.legal_actions()
+            s.apply(CLOSE if CLOSE in legal and rng.random() < 0.3 else plain.act(v))
+    assert seen[True] > 20 and seen[False] > 100
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--deals", "0"], "--deals must be at least 1"),
     (["--explore", "1.5"], "--explore must be in [0, 1]"),
     (["--tau", "0"], "--tau and --lr must be positive"),
     (["--hidden", "64", "0"], "--hidden sizes must be at least 1"),
+    (["--worlds", "0"], "--worlds must be at least 1"),
+    (["--phase", "open"], "invalid choice: 'open'"),
 ])
 def test_bad_arguments_are_named(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
@@ -248,6 +334,52 @@ def test_tiny_run_writes_a_playable_checkpoint_and_reuses_its_rows(tmp_path: Pat
     assert r.returncode == 2 and "is not a file of endgame rows" in r.stderr
 
 
+@pytest.mark.slow
+def test_closed_phase_run_adds_its_network_next_to_the_endgame_network(tmp_path: Path) -> None:
+    out, data = tmp_path / "closed.pt", tmp_path / "closed.npz"
+    small = ["--phase", "closed", "--worlds", "2", "--deals", "30", "--chunk", "15", "--lines", "2",
+             "--epochs", "1", "--workers", "1", "--hidden", "32", "--no-progress"]
+    r = run(str(DEFAULT_CHECKPOINT), str(out), *small, "--data", str(data))
+    assert r.returncode == 0, r.stderr
+    ckpt, shipped = load_checkpoint(out), load_checkpoint(DEFAULT_CHECKPOINT)
+    assert ckpt["closed"]["hidden"] == [32] and ckpt["distill_closed"]["worlds"] == 2
+    assert all(torch.equal(ckpt["endgame"]["state"][k], v)  # the endgame network is kept as it was
+               for k, v in shipped["endgame"]["state"].items())
+    assert ckpt["distill_endgame"] == shipped["distill_endgame"]
+    agent = load_ppo_agent(out, assist="rules")
+    assert agent.closed_layers is not None and agent.endgame_layers is not None
+    assert str(np.load(data)["phase"]) == "closed"
+    r = run(str(DEFAULT_CHECKPOINT), str(out), "--data", str(data))  # rows of the other phase
+    assert r.returncode == 2 and "holds rows of --phase closed, not spent" in r.stderr
+
+    copy = tmp_path / "copy.pt"  # copied to another policy file, by phase
+    r = run(str(DEFAULT_CHECKPOINT), str(copy), "--phase", "closed", "--endgame-from", str(out))
+    assert r.returncode == 0 and "closed network [32] copied from" in r.stdout, r.stderr
+    assert all(torch.equal(load_checkpoint(copy)["closed"]["state"][k], v)
+               for k, v in ckpt["closed"]["state"].items())
+    half = tmp_path / "half.pt"  # float16: half the size, the same play all but never
+    r = run(str(out), str(half), "--phase", "closed", "--endgame-from", str(out), "--half")
+    assert r.returncode == 0, r.stderr
+    small_ckpt = load_checkpoint(half)
+    assert small_ckpt["closed"]["state"]["net.0.weight"].dtype == torch.float16
+    assert small_ckpt["policy"]["net.0.weight"].dtype == torch.float16
+    assert small_ckpt["distill_closed"]["source_record"] == ckpt["distill_closed"]
+    assert ckpt["closed"]["state"]["net.0.weight"].dtype == torch.float32  # a fit writes float32
+    assert all(v.dtype == torch.float16 for k in ("endgame", "closed") for v in small_ckpt[k]["state"].values())
+    full, halved = load_ppo_agent(out, assist="rules"), load_ppo_agent(half, assist="rules")
+    rng = random.Random(1)
+    for _ in range(3):
+        s = deal(rng.randrange(1 << 30))
+        while s.window != OVER:
+            v = view(s, s.to_act)
+            assert np.allclose(halved.logits(v), full.logits(v), atol=0.05)
+            s.apply(full.act(v))
+    eg_only = tmp_path / "eg_only.pt"
+    torch.save({k: v for k, v in ckpt.items() if k != "closed"}, eg_only)
+    r = run(str(DEFAULT_CHECKPOINT), str(copy), "--phase", "closed", "--endgame-from", str(eg_only))
+    assert r.returncode == 2 and "has no closed network" in r.stderr
+
+
 def test_endgame_bench_reports_per_window(capsys: pytest.CaptureFixture[str]) -> None:
     sys.path.insert(0, str(ROOT / "bench"))
     import bench_endgame
@@ -255,3 +387,17 @@ def test_endgame_bench_reports_per_window(capsys: pytest.CaptureFixture[str]) ->
     bench_endgame.main(["--deals", "20", "--seed", "3"])
     out = capsys.readouterr().out
     assert "20 self-play deals" in out and "lead" in out and "total  lost" in out
+
+
+def test_closed_bench_scores_both_bots_on_the_same_positions(capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    import bench_closed
+
+    bench_closed.main(["--deals", "12", "--seed", "3", "--worlds", "4"])
+    out = capsys.readouterr().out
+    assert "ppo:assist=rules vs pimc (4 worlds), 12 deals" in out
+    lines = [line.replace(",", "").split() for line in out.splitlines()]
+    ppo_row, pimc_row, total = lines[1], lines[2], lines[3]
+    assert ppo_row[:3] == ["ppo", "to", "act:"] and pimc_row[:3] == ["pimc", "to", "act:"]
+    assert int(total[1]) == int(ppo_row[3]) + int(pimc_row[3]) > 0
+    assert all(float(x) >= 0 for x in (ppo_row[6], ppo_row[11], total[4], total[6]))
