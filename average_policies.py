@@ -103,7 +103,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("out", type=Path, help="where to write the averaged checkpoint")
     p.add_argument("inputs", type=Path, nargs="+", help="checkpoints to average (two or more)")
     p.add_argument("--endgame-from", type=Path, metavar="CKPT",
-                   help="take the endgame network from CKPT (default: the first input's, if any)")
+                   help="take the endgame network (and closed-talon network, if any) from CKPT "
+                        "(default: the first input's, if any)")
     a = p.parse_args(argv)
     if a.out.resolve() in {i.resolve() for i in a.inputs}:
         p.error(f"{a.out} is also an input; write the average to a new file")
@@ -119,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     save_atomic(out, args.out)
     eg = out["average_policies"]["endgame_from"]
-    print(f"averaged {len(args.inputs)} policies; endgame network: {eg or 'none'}")
+    closed = "closed" in out
+    print(f"averaged {len(args.inputs)} policies; endgame network: {eg or 'none'}"
+          + (f"; closed-talon network: {eg}" if closed else ""))
     print(f"wrote {args.out}")
     return 0
 

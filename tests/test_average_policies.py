@@ -56,7 +56,8 @@ def test_average_undoes_opposite_shifts_and_keeps_the_endgame_network(tmp_path: 
     out = ap.average_checkpoints([up, down])
     for k, v in ship["policy"].items():
         assert torch.allclose(out["policy"][k], v.float(), atol=1e-6)
-    assert all(torch.equal(out["endgame"]["state"][k], v.float()) for k, v in ship["endgame"]["state"].items())
+    assert all(torch.equal(out["endgame"]["state"][k], v.float())
+               for k, v in ship["endgame"]["state"].items())
     assert "optimizer" not in out and out["distill_endgame"] == ship["distill_endgame"]
     assert out["average_policies"]["inputs"] == [str(up), str(down)]
     bare = shifted(tmp_path, "bare.pt", 0.0, endgame=False)

@@ -1,4 +1,4 @@
-"""distill_endgame.py and the endgame network: exact labels, the loss, a tiny run, the bot."""
+"""distill_endgame.py, the endgame and closed-talon networks: labels, the loss, tiny runs, the bot."""
 
 from __future__ import annotations
 
@@ -157,33 +157,6 @@ def test_fit_learns_the_rows(rows: dict[str, np.ndarray]) -> None:
     assert acc1 > max(acc0, 0.8) and reg1 < 0.3
 
 
-def test_agent_uses_the_endgame_network_only_with_the_talon_spent() -> None:
-    ckpt = load_checkpoint(DEFAULT_CHECKPOINT)
-    policy = policy_from_checkpoint(ckpt)
-    torch.manual_seed(1)
-    net = EndgameNet((16,))
-    with torch.no_grad():  # logits that vary with the position, so the check means something
-        net.net[-1].weight.mul_(1000.0)
-    plain = PPOAgent(policy, assist="none")
-    with_net = PPOAgent(policy, assist="none", endgame=net)
-    rng = random.Random(4)
-    seen = {True: 0, False: 0}
-    for _ in range(20):
-        s = deal(rng.randrange(1 << 30))
-        while s.window != OVER:
-            v = view(s, s.to_act)
-            endgame = is_endgame_view(v)
-            if endgame:
-                expected = net(torch.as_tensor(encode(v))[None])[0].detach().numpy()
-                assert np.allclose(with_net.logits(v), expected, rtol=1e-4, atol=1e-4)
-                assert np.ptp(expected) > 0.5 and not np.allclose(expected, plain.logits(v))
-            else:
-                assert np.array_equal(with_net.logits(v), plain.logits(v))
-            seen[endgame] += 1
-            s.apply(plain.act(v))
-    assert seen[True] > 20 and seen[False] > 100
-
-
 def play_to_closed_views(seed: int, deals: int) -> list:
     """(state, view) pairs of non-obvious closed-talon decisions: random
     play that closes the talon whenever it may."""
@@ -198,22 +171,6 @@ def play_to_closed_views(seed: int, deals: int) -> list:
             legal = s.legal_actions()
             s.apply(CLOSE if CLOSE in legal else rng.choice(legal))
     return out
-
-
-def test_closed_views_are_the_decisions_after_a_close_with_cards_left() -> None:
-    rng = random.Random(8)
-    seen = {True: 0, False: 0}
-    for _ in range(30):
-        s = deal(rng.randrange(1 << 30))
-        while s.window != OVER:
-            v = view(s, s.to_act)
-            closed = is_closed_view(v)
-            assert closed == (s.closed_by >= 0 and s.stock > 0 and s.window in (0, 3, 4))
-            assert not (closed and is_endgame_view(v))  # the two phases never overlap
-            seen[closed] += 1
-            legal = s.legal_actions()
-            s.apply(CLOSE if CLOSE in legal and rng.random() < 0.3 else rng.choice(legal))
-    assert seen[True] > 30 and seen[False] > 50
 
 
 def test_closed_rows_are_labelled_with_the_solver_values_averaged_over_sampled_worlds() -> None:
@@ -241,30 +198,38 @@ def test_closed_rows_are_labelled_with_the_solver_values_averaged_over_sampled_w
     assert (r["values"][~r["legal"]] == 0).all()
 
 
-def test_agent_uses_the_closed_network_only_after_a_close_with_cards_left() -> None:
+@pytest.mark.parametrize("phase", ["spent", "closed"])
+def test_agent_uses_each_phase_network_only_in_its_phase(phase: str) -> None:
+    # the endgame network with the talon spent; the closed-talon network after a
+    # close with cards left; the policy (or the other network) everywhere else
     policy = policy_from_checkpoint(load_checkpoint(DEFAULT_CHECKPOINT))
-    torch.manual_seed(2)
+    torch.manual_seed(1)
     endgame, closed = EndgameNet((16,)), EndgameNet((16,))
-    with torch.no_grad():
-        closed.net[-1].weight.mul_(1000.0)
-    plain = PPOAgent(policy, assist="none", endgame=endgame)
-    both = PPOAgent(policy, assist="none", endgame=endgame, closed=closed)
+    net, in_phase = (endgame, is_endgame_view) if phase == "spent" else (closed, is_closed_view)
+    with torch.no_grad():  # logits that vary with the position, so the check means something
+        net.net[-1].weight.mul_(1000.0)
+    others = {} if phase == "spent" else {"endgame": endgame}
+    plain = PPOAgent(policy, assist="none", **others)
+    with_net = PPOAgent(policy, assist="none", **others, **{"endgame" if phase == "spent" else "closed": net})
+    close_p = 0.0 if phase == "spent" else 0.3  # close often to reach the closed phase
     rng = random.Random(6)
     seen = {True: 0, False: 0}
     for _ in range(30):
         s = deal(rng.randrange(1 << 30))
         while s.window != OVER:
             v = view(s, s.to_act)
-            in_closed = is_closed_view(v)
-            if in_closed:
-                expected = closed(torch.as_tensor(encode(v))[None])[0].detach().numpy()
-                assert np.allclose(both.logits(v), expected, rtol=1e-4, atol=1e-4)
-                assert not np.allclose(expected, plain.logits(v))
-            else:  # the policy, or the endgame network with the talon spent
-                assert np.array_equal(both.logits(v), plain.logits(v))
-            seen[in_closed] += 1
+            inside = in_phase(v)
+            assert is_closed_view(v) == (s.closed_by >= 0 and s.stock > 0 and s.window in (0, 3, 4))
+            assert not (is_closed_view(v) and is_endgame_view(v))  # the phases never overlap
+            if inside:
+                expected = net(torch.as_tensor(encode(v))[None])[0].detach().numpy()
+                assert np.allclose(with_net.logits(v), expected, rtol=1e-4, atol=1e-4)
+                assert np.ptp(expected) > 0.5 and not np.allclose(expected, plain.logits(v))
+            else:
+                assert np.array_equal(with_net.logits(v), plain.logits(v))
+            seen[inside] += 1
             legal = s.legal_actions()
-            s.apply(CLOSE if CLOSE in legal and rng.random() < 0.3 else plain.act(v))
+            s.apply(CLOSE if CLOSE in legal and rng.random() < close_p else plain.act(v))
     assert seen[True] > 20 and seen[False] > 100
 
 
@@ -365,7 +330,8 @@ def test_closed_phase_run_adds_its_network_next_to_the_endgame_network(tmp_path:
     assert small_ckpt["policy"]["net.0.weight"].dtype == torch.float16
     assert small_ckpt["distill_closed"]["source_record"] == ckpt["distill_closed"]
     assert ckpt["closed"]["state"]["net.0.weight"].dtype == torch.float32  # a fit writes float32
-    assert all(v.dtype == torch.float16 for k in ("endgame", "closed") for v in small_ckpt[k]["state"].values())
+    assert all(v.dtype == torch.float16
+               for k in ("endgame", "closed") for v in small_ckpt[k]["state"].values())
     full, halved = load_ppo_agent(out, assist="rules"), load_ppo_agent(half, assist="rules")
     rng = random.Random(1)
     for _ in range(3):
