@@ -82,18 +82,17 @@ def average_checkpoints(paths: list[Path], endgame_from: Path | None = None) -> 
         out.pop("critic", None)  # a critic from one input would not match the averaged policy
     source = endgame_from if endgame_from is not None else paths[0]
     source_ckpt = ckpts[0] if endgame_from is None else load_checkpoint(endgame_from)
-    net = endgame_from_checkpoint(source_ckpt, source)
-    if net is None and endgame_from is not None:
+    nets = {phase: endgame_from_checkpoint(source_ckpt, source, phase) for phase in PHASE_KEYS}
+    if nets["spent"] is None and endgame_from is not None:
         raise ValueError(f"--endgame-from {endgame_from} has no endgame network")
-    for phase, key in PHASE_KEYS.items():  # the endgame (and closed-talon) network, with its record
-        phase_net = endgame_from_checkpoint(source_ckpt, source, phase)
-        if phase_net is not None:
-            out[key] = endgame_entry(phase_net)
+    for phase, net in nets.items():  # the endgame (and closed-talon) network, with its record
+        if net is not None:
+            out[PHASE_KEYS[phase]] = endgame_entry(net)
             record = source_ckpt.get(PHASE_RECORDS[phase])
             if record is not None:
                 out[PHASE_RECORDS[phase]] = record
     out["average_policies"] = {"inputs": names, "global_steps": [c.get("global_step") for c in ckpts],
-                               "endgame_from": str(source) if net is not None else None}
+                               "endgame_from": str(source) if nets["spent"] is not None else None}
     return out
 
 

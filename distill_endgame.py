@@ -128,10 +128,9 @@ def is_endgame_row(v: PlayerView) -> bool:
 
 
 def is_closed_row(v: PlayerView) -> bool:
-    """A closed-talon decision the policy really makes: not an obvious move,
-    more than one legal move."""
-    legal = v.legal_mask
-    return is_closed_view(v) and bool(legal & (legal - 1)) and obvious_action(v) is None
+    """A closed-talon decision the policy really makes: not an obvious move
+    (a single legal move is one)."""
+    return is_closed_view(v) and obvious_action(v) is None
 
 
 def row_values(s: State, v: PlayerView, phase: str, worlds: int, solver: Solver,

@@ -289,10 +289,10 @@ class PPOAgent(BaseAgent):
         network's once the talon is spent, the closed-talon network's after a
         close, if there is one; else the policy's."""
         x = encode(view)
-        if self.endgame_layers is not None and is_endgame_view(view):
-            return _forward(self.endgame_layers, np.concatenate([x, unseen_cards(x)]))
-        if self.closed_layers is not None and is_closed_view(view):
-            return _forward(self.closed_layers, np.concatenate([x, unseen_cards(x)]))
+        phase_layers = self.endgame_layers if is_endgame_view(view) else \
+            self.closed_layers if is_closed_view(view) else None
+        if phase_layers is not None:
+            return _forward(phase_layers, np.concatenate([x, unseen_cards(x)]))
         return _forward(self.layers, x)
 
     def act(self, view: PlayerView) -> int:
