@@ -64,6 +64,19 @@ from .cards import (
 )
 
 LEAD, DRAW, CLOSE_RESPONSE, FOLLOW, FINAL, OVER = range(6)
+PLAYER_IDS = ("player_0", "player_1")  # the environments' agent names, seat 0 and seat 1
+
+# The talon's phase (RULES.md 3): open (phase 1), closed by a player with cards
+# still face down, or spent (every card drawn). Phase-2 rules apply unless open.
+TALON_OPEN, TALON_CLOSED, TALON_SPENT = "open", "closed", "spent"
+
+
+def talon_phase(s: Any) -> str:
+    """The talon phase of a :class:`State` or a ``PlayerView`` (both carry ``stock`` and ``closed_by``)."""
+    if s.stock == 0:
+        return TALON_SPENT
+    return TALON_CLOSED if s.closed_by >= 0 else TALON_OPEN
+
 WINDOW_NAMES = ("lead", "draw", "close_response", "follow", "final", "over")
 N_WINDOWS = 6
 
@@ -254,6 +267,11 @@ class State:
     def talon_open(self) -> bool:
         """Phase 1: the talon holds cards and nobody closed it."""
         return self.closed_by < 0 and self.stock > 0
+
+    @property
+    def talon_phase(self) -> str:
+        """``TALON_OPEN``, ``TALON_CLOSED`` or ``TALON_SPENT`` (see :func:`talon_phase`)."""
+        return talon_phase(self)
 
     @property
     def match_over(self) -> bool:

@@ -20,7 +20,7 @@ import random
 from typing import Any
 
 from .cards import cards_of
-from .engine import OVER, State, make_rng
+from .engine import OVER, State, make_rng, talon_phase
 
 _FIELDS = (
     "player",
@@ -124,6 +124,11 @@ class PlayerView:
     @property
     def talon_open(self) -> bool:
         return self.closed_by < 0 and self.stock > 0
+
+    @property
+    def talon_phase(self) -> str:
+        """``"open"``, ``"closed"`` or ``"spent"`` (:func:`sixtysix_env.engine.talon_phase`)."""
+        return talon_phase(self)
 
     @property
     def is_over(self) -> bool:
