@@ -7,7 +7,20 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .arena import ArenaOptions, OptionError, replay, round_robin
+from .arena.options import check_positive_int, check_seconds
+from .play import UNITS
+from .registry import describe_agents
+
+# How the arena's options are spelled on the command line, for OptionError messages.
+FLAGS = {
+    "games": "--games", "unit": "--unit", "seed": "--seed", "workers": "--workers",
+    "move_time": "--move-time", "results_path": "--results PATH", "resume": "--resume", "sprt": "--sprt",
+    "sprt_pair": "--sprt ELO0,ELO1", "sprt_alpha": "--sprt-alpha", "sprt_beta": "--sprt-beta",
+}
 
 ARENA_EPILOG = """\
 examples:
@@ -43,24 +56,24 @@ examples:
 """
 
 
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an int: {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
-    return v
+def _checked(parse: Callable[[str], Any], what: str, check: Callable[[Any], Any]) -> Callable[[str], Any]:
+    """An argparse type: ``parse`` the text (``what`` it should be), then apply the arena's ``check``."""
+
+    def convert(text: str) -> Any:
+        try:
+            value = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        try:
+            return check(value)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    return convert
 
 
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {v}")
-    return v
+_positive_int = _checked(int, "an int", check_positive_int)
+_positive_float = _checked(float, "a number", check_seconds)
 
 
 def _elo_pair(text: str) -> tuple[float, float]:
@@ -79,9 +92,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="sixtysix", description="Sixty-Six (Sechsundsechzig): bot arena and game replay."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-
-    from .registry import describe_agents
-
     a = sub.add_parser(
         "arena", help="play bots against each other and rate them",
         description="Head-to-head (two bots) or round robin (three or more), with statistics.",
@@ -89,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     a.add_argument("bots", nargs="+", metavar="BOT", help="bot specs (at least two)")
     a.add_argument("--games", type=_positive_int, default=100, help="games per pairing (default 100)")
-    a.add_argument("--unit", choices=("match", "deal"), default="match",
+    a.add_argument("--unit", choices=UNITS, default="match",
                    help="a game is a match to 7 (default) or a single deal")
     a.add_argument("--seed", type=int, default=0, help="master seed of the card seeds (default 0)")
     a.add_argument("--no-duplicate", dest="duplicate", action="store_false",
@@ -123,25 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _arena(args: argparse.Namespace) -> int:
-    from .arena import round_robin
-
-    if len(args.bots) < 2:
-        raise ValueError("give at least two bots")
-    if args.resume and not args.results:
-        raise ValueError("--resume needs --results PATH")
-    if args.sprt is None and (args.sprt_alpha is not None or args.sprt_beta is not None):
-        raise ValueError("--sprt-alpha and --sprt-beta need --sprt ELO0,ELO1")
-    if args.sprt is not None and len(args.bots) != 2:
-        raise ValueError(f"--sprt compares two bots (head-to-head), got {len(args.bots)} bots")
-    sprt_kw = {}
-    if args.sprt is not None:
-        sprt_kw = dict(sprt=args.sprt, sprt_alpha=0.05 if args.sprt_alpha is None else args.sprt_alpha,
-                       sprt_beta=0.05 if args.sprt_beta is None else args.sprt_beta)
-    result = round_robin(
-        args.bots, games=args.games, unit=args.unit, seed=args.seed, duplicate=args.duplicate,
-        workers=args.workers, move_time=args.move_time, results_path=args.results, resume=args.resume,
-        progress=args.progress, **sprt_kw,
+    options = ArenaOptions(
+        games=args.games, unit=args.unit, seed=args.seed, duplicate=args.duplicate, workers=args.workers,
+        move_time=args.move_time, results_path=args.results, resume=args.resume, progress=args.progress,
+        sprt=args.sprt, sprt_alpha=args.sprt_alpha, sprt_beta=args.sprt_beta,
     )
+    result = round_robin(args.bots, options=options)
     print(result.table())
     summary = json.dumps(result.to_dict(), indent=2)
     if args.json == "-":
@@ -162,8 +159,6 @@ def _write(path: str, text: str) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .records import replay
-
     for line in replay(args.results, args.game, board=not args.brief):
         print(line)
     return 0
@@ -198,7 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (ValueError, OSError) as e:
-        print(f"sixtysix {args.command}: error: {e}", file=sys.stderr)
+        message = e.spelled(FLAGS) if isinstance(e, OptionError) else str(e)
+        print(f"sixtysix {args.command}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted; finished games are in the results file (continue with --resume)", file=sys.stderr)

@@ -6,7 +6,7 @@ choosing among the actions legal *in that world* by UCB with availability
 counts (a child's exploration term counts the visits in which it was
 available, not the parent's visits), adds one node, and values the leaf
 with a heuristic playout that hands over to the exact solver once the talon
-is closed or spent (:func:`agents.pimc.playout_value`). Values are game
+is closed or spent (:func:`agents.search.determinized.playout_value`). Values are game
 points scaled to [-1, 1], each node storing them for the player who moved
 into it. A close made in the tree is valued by the solver as if the closer
 saw every card (strategy fusion), so the closer's reward gives up
@@ -23,17 +23,16 @@ iterations scored slightly better than PIMC (+0.057 points per deal over
 best mean value is played.
 
 Worlds respect what the opponent's leads revealed (``infer``, on by
-default; :mod:`agents.inference`): an opponent that led without showing a
+default; :mod:`agents.search.inference`): an opponent that led without showing a
 marriage held no King-Queen pair, and one that led after a trick without
 exchanging did not hold the trump nine. Plain PIMC's worlds ignore this.
-With both, the default beats PIMC by a small but significant margin: 54.0%
-of 800 matches, +0.047 [+0.004, +0.089] points per deal (README).
+With both, the default beats PIMC by a small margin (README, measured numbers).
 
 Phase 1 (talon open) is where the tree search runs. Once the talon is
 closed or spent the bot plays like PIMC with the exact solver (with the
 talon spent that is exact: the view fixes every card), since exact values
 per world beat sampled playouts there. Obvious moves are played at once
-(:func:`agents.heuristic.obvious_action`).
+(:func:`agents.rules.obvious_action`).
 """
 
 from __future__ import annotations
@@ -45,9 +44,10 @@ from sixtysix_env.engine import OVER, State
 from sixtysix_env.knowledge import PlayerView, sample_state
 
 from .base import BaseAgent, require_turn
-from .heuristic import obvious_action
-from .pimc import CLOSE_MARGIN, PimcAgent, playout_value, solvable
-from .solver import Solver, terminal_value
+from .pimc import PimcAgent
+from .rules import obvious_action
+from .search.determinized import CLOSE_MARGIN, playout_value, solvable
+from .search.solver import Solver, terminal_value
 
 MAX_VALUE = 3.0  # the largest deal value, to scale rewards into [-1, 1]
 CLOSE_TAX = CLOSE_MARGIN / MAX_VALUE  # scaled reward a close made in the tree gives up

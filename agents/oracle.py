@@ -5,7 +5,7 @@ information can do; never a fair opponent. The play loop passes the true
 state to agents whose ``requires_state`` is True. With the talon closed or
 spent it plays the exact solver on the true state; with the talon open, a
 minimax over the next ``depth`` decisions with heuristic playouts handing
-over to the solver (:func:`agents.pimc.search_value`) — PIMC with the one
+over to the solver (:func:`agents.search.determinized.search_value`) — PIMC with the one
 true world.
 """
 
@@ -17,9 +17,9 @@ from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.knowledge import view as view_of
 
 from .base import BaseAgent
-from .heuristic import obvious_action
-from .pimc import search_value, solvable
-from .solver import Solver
+from .rules import obvious_action
+from .search.determinized import search_value, solvable
+from .search.solver import Solver
 
 
 class OracleAgent(BaseAgent):

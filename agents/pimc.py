@@ -5,17 +5,17 @@ view (:func:`sixtysix_env.knowledge.sample_state`), values every candidate
 action in every world, and plays the best average. Valuing an action in one
 world:
 
-- talon closed or spent: the exact solver (:mod:`agents.solver`);
+- talon closed or spent: the exact solver (:mod:`agents.search.solver`);
 - talon open: a small minimax over the next ``depth`` decisions of both
   players, whose leaves are heuristic playouts (both sides play
-  :func:`agents.heuristic.rollout_action`, which reads no hidden card) that
+  :func:`agents.rules.rollout_action`, which reads no hidden card) that
   hand over to the exact solver as soon as the talon is closed or spent.
 
 Once the talon is spent the view fixes every card, so one world is exact.
 Moves no search needs (a correct declaration, the exchange, a marriage, a
-single legal move) are played at once (:func:`agents.heuristic.obvious_action`).
+single legal move) are played at once (:func:`agents.rules.obvious_action`).
 With ``infer`` the worlds respect what the opponent's leads revealed
-(:mod:`agents.inference`); off by default, so ``pimc`` is plain PIMC.
+(:mod:`agents.search.inference`); off by default, so ``pimc`` is plain PIMC.
 PIMC is known to overrate information it will not have ("strategy fusion");
 here that mostly makes closing look better than it is, hence the small
 ``close_margin`` a close must win by.
@@ -23,87 +23,14 @@ here that mostly makes closing look better than it is, hence the small
 
 from __future__ import annotations
 
-from typing import Any
-
-from sixtysix_env.actions import CLOSE, DECLARE, actions_of
-from sixtysix_env.engine import CLOSE_RESPONSE, LEAD, OVER, State
-from sixtysix_env.knowledge import PlayerView, sample_state
+from sixtysix_env.actions import DECLARE, actions_of
+from sixtysix_env.knowledge import PlayerView
 
 from .base import BaseAgent, require_turn
-from .heuristic import obvious_action, rollout_action
-from .inference import OpponentModel
-from .solver import Solver, is_phase2, terminal_value
-
-CLOSE_MARGIN = 0.1  # game points a close must beat the alternatives by, per world on average
-
-
-def solvable(state: State) -> bool:
-    """The fast exact solver applies (phase 2, in a window it handles directly)."""
-    w = state.window
-    return is_phase2(state) and w != CLOSE_RESPONSE and not (w == LEAD and state.marriage_suit >= 0)
-
-
-def playout_value(state: State, player: int, solver: Solver) -> int:
-    """Value for ``player``: heuristic play until the solver can take over.
-
-    Mutates ``state`` (pass a clone).
-    """
-    s = state
-    while True:
-        if s.window == OVER:
-            return terminal_value(s, player)
-        if solvable(s):
-            v = solver.solve(s)
-            return v if s.to_act == player else -v
-        s.apply_unchecked(rollout_action(s))
-
-
-def search_value(state: State, player: int, solver: Solver, depth: int) -> float:
-    """Minimax over ``depth`` more decisions, playouts below; value for ``player``."""
-    if state.window == OVER:
-        return terminal_value(state, player)
-    if solvable(state):
-        v = solver.solve(state)
-        return v if state.to_act == player else -v
-    if depth <= 0:
-        return playout_value(state.clone(), player, solver)
-    maximize = state.to_act == player
-    best = -4.0 if maximize else 4.0
-    for a in actions_of(state.legal_mask()):
-        child = state.clone()
-        child.apply_unchecked(a)
-        v = search_value(child, player, solver, depth - 1)
-        if (v > best) if maximize else (v < best):
-            best = v
-    return best
-
-
-def world_action_values(
-    view: PlayerView, rng: Any, solver: Solver, depth: int = 1, world: State | None = None
-) -> dict[int, float]:
-    """PIMC's values of every legal action in ONE world sampled from ``view``
-    (or in ``world``, one the caller sampled).
-
-    Game points for the player to act, a close already charged
-    ``CLOSE_MARGIN``. PIMC plays the best average of these over its worlds;
-    averaged over many positions they are also an unbiased training signal
-    for PIMC's averaged values (``train.py``'s ``pimc-values`` teacher).
-    The solver's tables are kept (they help the next world of the same
-    decision); the caller clears them.
-    """
-    if world is None:
-        world = sample_state(view, rng)
-    if solvable(world):
-        values = {a: float(v) for a, v in solver.action_values(world).items()}
-    else:
-        values = {}
-        for a in actions_of(view.legal_mask):
-            child = world.clone()
-            child.apply_unchecked(a)
-            values[a] = search_value(child, view.player, solver, depth - 1)
-    if CLOSE in values:
-        values[CLOSE] -= CLOSE_MARGIN
-    return values
+from .rules import obvious_action
+from .search.determinized import world_action_values
+from .search.inference import OpponentModel
+from .search.solver import Solver
 
 
 class PimcAgent(BaseAgent):

@@ -20,27 +20,23 @@ when it returns. Timeouts depend on machine load, so runs with a
 
 from __future__ import annotations
 
-import hashlib
-import operator
 import signal
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sixtysix_env.actions import N_ACTIONS, action_name
+from sixtysix_env.actions import IllegalActionError, check_action, describe_action
+from sixtysix_env.aec import env as aec_env
+from sixtysix_env.engine import OVER, PLAYER_IDS, State
+from sixtysix_env.knowledge import PlayerView, view
+from sixtysix_env.seeding import derive_seed
 
 from .base import Agent
 
 UNITS = ("match", "deal")
-AGENT_IDS = ("player_0", "player_1")
 TIMEOUT, EXCEPTION, ILLEGAL = "timeout", "exception", "illegal"
-
-
-def derive_seed(*parts: object) -> int:
-    """A 63-bit seed from any parts, stable across runs, platforms and Python versions."""
-    digest = hashlib.blake2b(":".join(map(str, parts)).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> 1
 
 
 @dataclass
@@ -69,7 +65,7 @@ class GameRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (shares the ``deals`` dicts and ``actions`` list; by hand, as
-        ``dataclasses.asdict`` deep-copies and cost 20% of an arena run)."""
+        ``dataclasses.asdict`` deep-copies, a measurable share of an arena run)."""
         return {
             "seed": self.seed,
             "unit": self.unit,
@@ -123,9 +119,32 @@ def make_env(unit: str = "match", **kwargs: Any) -> Any:
     """The wrapped PettingZoo env for a game unit ("match" or "deal")."""
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
-    from sixtysix_env.aec import env
+    return aec_env(episode=unit, **kwargs)
 
-    return env(episode=unit, **kwargs)
+
+def decide(agent: Agent, v: PlayerView, state: State) -> int:
+    """The bot's move: it sees its view, and the true state only if it ``requires_state`` (the oracle)."""
+    if getattr(agent, "requires_state", False):
+        return agent.act(v, state=state)  # type: ignore[call-arg]
+    return agent.act(v)
+
+
+Hook = Callable[[State, PlayerView], "int | None"]
+
+
+def play_deal(state: State, agents: Sequence[Agent], hook: Hook | None = None) -> State:
+    """Play ``state`` to the end of its deal in place, ``agents[p]`` for seat p; return it.
+
+    The state-level loop for benches, distillation and tests, where the
+    arena's checks (time, forfeits) are not wanted: a bot's error propagates.
+    ``hook(state, view)`` sees every decision first and may return the move
+    to play instead (exploration, comparing bots on a position), or None.
+    """
+    while state.window != OVER:
+        v = view(state, state.to_act)
+        a = hook(state, v) if hook is not None else None
+        state.apply(decide(agents[state.to_act], v, state) if a is None else a)
+    return state
 
 
 def _deal_dict(result: dict[str, Any]) -> dict[str, Any]:
@@ -133,10 +152,10 @@ def _deal_dict(result: dict[str, Any]) -> dict[str, Any]:
     winner = result["winner"]
     scores = result.get("scores") or {}
     return {
-        "winner": None if winner is None else AGENT_IDS.index(winner),
+        "winner": None if winner is None else PLAYER_IDS.index(winner),
         "game_points": int(result["game_points"]),
         "reason": result["reason"],
-        "scores": [int(scores.get(a, 0)) for a in AGENT_IDS],
+        "scores": [int(scores.get(a, 0)) for a in PLAYER_IDS],
     }
 
 
@@ -178,17 +197,16 @@ def play_game(
         agent.reset(s)
     env.reset(seed=seed)
     raw = env.unwrapped
-    needs_state = tuple(bool(getattr(a, "requires_state", False)) for a in agents)
     alarm = move_time is not None and _can_alarm()
     if not alarm:
-        _loop(env, raw, agents, needs_state, rec, move_time, alarm, record)
+        _loop(env, raw, agents, rec, move_time, alarm, record)
         return rec
     # Borrow SIGALRM; give back the caller's handler and timer (e.g. pytest-timeout's) after.
     started = time.monotonic()
     old_handler = signal.signal(signal.SIGALRM, _on_alarm)
     old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, 0)
     try:
-        _loop(env, raw, agents, needs_state, rec, move_time, alarm, record)
+        _loop(env, raw, agents, rec, move_time, alarm, record)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old_handler)
@@ -202,7 +220,6 @@ def _loop(
     env: Any,
     raw: Any,
     agents: tuple[Agent, Agent],
-    needs_state: tuple[bool, bool],
     rec: GameRecord,
     move_time: float | None,
     alarm: bool,
@@ -219,14 +236,13 @@ def _loop(
         seat = 0 if name == "player_0" else 1
         v = raw.view(name)
         agent = agents[seat]
-        kwargs = {"state": raw.game_state} if needs_state[seat] else {}
         start = perf()
         try:
             try:
                 if alarm:
                     _ARMED[0] = True
                     signal.setitimer(signal.ITIMER_REAL, move_time)
-                action = agent.act(v, **kwargs)
+                action = decide(agent, v, raw.game_state)
             finally:
                 _ARMED[0] = False
                 if alarm:
@@ -243,12 +259,11 @@ def _loop(
                 _forfeit(rec, seat, TIMEOUT, f"took {took:.3f}s, limit {move_time}s", raw)
                 return
         try:
-            a = operator.index(action)
-        except TypeError:
-            _forfeit(rec, seat, ILLEGAL, f"returned {action!r}, not an action id", raw)
-            return
-        if not (0 <= a < N_ACTIONS and (v.legal_mask >> a) & 1):
-            what = f"{a} ({action_name(a)})" if 0 <= a < N_ACTIONS else str(a)
+            a = check_action(action, v.legal_mask)
+        except IllegalActionError:
+            what = describe_action(action)
+            if isinstance(action, bool) or not hasattr(action, "__index__"):
+                what += ", not an action id"
             _forfeit(rec, seat, ILLEGAL, f"illegal action {what}", raw)
             return
         env.step(a)

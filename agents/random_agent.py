@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sixtysix_env.actions import actions_of
+from sixtysix_env.actions import random_action
 from sixtysix_env.knowledge import PlayerView
 
 from .base import BaseAgent, require_turn
@@ -15,4 +15,4 @@ class RandomAgent(BaseAgent):
 
     def act(self, view: PlayerView) -> int:
         require_turn(view)
-        return self.rng.choice(actions_of(view.legal_mask))
+        return random_action(view.legal_mask, self.rng)

@@ -1,45 +1,73 @@
 """Bots by name: ``make_agent("pimc:worlds=30", seed=1)``.
 
 A spec is a bot name, optionally followed by ``:`` and comma-separated
-``key=value`` parameters (``"ismcts:iterations=500,c=0.7"``). The PPO bot
-takes a checkpoint path first: ``"ppo"`` (the shipped checkpoint),
-``"ppo:runs/x/model.pt"``, then optionally how it is helped:
-``assist=full`` (the default: obvious moves by rule and the exact solver
-once the talon is spent), ``assist=rules`` (obvious moves by rule, no
-search) or ``assist=none`` (the network alone; ``1``/``0`` mean full/none):
-``"ppo:assist=rules"``, ``"ppo:runs/x/model.pt,assist=none"``. Unknown bots,
-unknown or repeated parameters and bad values raise ``ValueError`` with the list of bots and their parameters.
+``key=value`` parameters (``"ismcts:iterations=500,c=0.7"``). A bot may
+take one *positional* parameter first, without its key: the ``ppo`` bot's
+checkpoint path (``"ppo"`` is the shipped checkpoint,
+``"ppo:runs/x/model.pt"``, ``"ppo:runs/x/model.pt,assist=rules"``,
+``"ppo:assist=none"``). Unknown bots, unknown or repeated parameters and bad
+values raise ``ValueError`` with the list of bots and their parameters.
+
+Every bot is one :class:`BotInfo` line in :data:`KNOWN_AGENTS`: its name,
+the ``module:attribute`` of its factory (imported only when the bot is
+made, so naming a bot never loads torch or the solver), and its
+parameters. The factory is called as ``factory(seed=seed, **params)``.
+Adding a bot is one file plus one line here.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .base import Agent
-from .heuristic import ASSIST_MODES, assist_mode
+from .rules import ASSIST_MODES, assist_mode
 
 
 @dataclass(frozen=True)
 class Param:
-    """One bot parameter: its type, default, allowed range and meaning."""
+    """One bot parameter: its type, default, allowed range or choices, and meaning.
+
+    ``parse`` turns the text of a spec into the value (default: ``type``);
+    numbers are checked against ``minimum``/``maximum``, text against
+    ``choices`` (after ``parse``) when given.
+    """
 
     type: type
     default: Any
     minimum: float
     help: str
-    maximum: float = float("inf")
+    maximum: float = math.inf
+    choices: tuple[str, ...] = ()
+    parse: Callable[[str], Any] | None = None
+
+    def value(self, raw: str) -> Any:
+        """The typed, checked value of ``raw``; ``ValueError`` with the reason."""
+        try:
+            value = (self.parse or self.type)(raw.strip())
+        except ValueError:
+            expected = "one of " + ", ".join(self.choices) if self.choices else self.type.__name__
+            raise ValueError(f"expected {expected}") from None
+        if self.type in (int, float) and not self.minimum <= value <= self.maximum:  # also rejects nan
+            bound = f"<= {self.maximum:g}" if value > self.minimum else f">= {self.minimum:g}"
+            raise ValueError(f"must be {bound}")
+        if self.choices and value not in self.choices:
+            raise ValueError("expected one of " + ", ".join(self.choices))
+        return value
 
 
 @dataclass(frozen=True)
 class BotInfo:
-    """A registered bot: where its class lives and what it accepts."""
+    """A registered bot: where its factory lives and what it accepts."""
 
     name: str
     target: str  # "module:attribute", imported lazily
     help: str
     params: dict[str, Param] = field(default_factory=dict)
+    positional: str | None = None  # a parameter that may come first without ``key=``
 
 
 KNOWN_AGENTS: dict[str, BotInfo] = {
@@ -67,7 +95,7 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
                 "c": Param(float, 0.7, 0.0, "UCB exploration constant (values scaled to [-1, 1])"),
                 "worlds": Param(int, 64, 1, "worlds sampled per decision once the talon is closed"),
                 "infer": Param(int, 1, 0, "1: worlds respect what the opponent's leads revealed "
-                                          "(agents.inference); 0: uniform worlds", 1),
+                                          "(agents.search.inference); 0: uniform worlds", 1),
             },
         ),
         BotInfo(
@@ -77,9 +105,15 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
         ),
         BotInfo(
             "ppo", "agents.neural:load_ppo_agent", "trained PPO policy; 'ppo:PATH' for a checkpoint",
-            {"assist": Param(str, "full", 0, "full: obvious moves by rule, exact solver once the talon is "
-                                             "spent; rules: obvious moves only, no search; none: the "
-                                             "network plays every move")},
+            {
+                "path": Param(str, None, 0, "checkpoint file (default: the shipped agents/checkpoints/"
+                                            "ppo_default.pt)"),
+                "assist": Param(str, "full", 0, "full: obvious moves by rule, exact solver once the talon "
+                                                "is spent; rules: obvious moves only, no search; none: "
+                                                "the network plays every move (1/0: full/none)",
+                                choices=ASSIST_MODES, parse=assist_mode),
+            },
+            positional="path",
         ),
     )
 }
@@ -89,9 +123,11 @@ def describe_agents() -> str:
     """Help text: every bot with its parameters and defaults."""
     lines = []
     for b in KNOWN_AGENTS.values():
-        params = ", ".join(f"{k}={p.default}" for k, p in b.params.items())
-        lines.append(f"  {b.name}{':' + params if params else ''}  - {b.help}")
-    lines.append("  ppo:PATH[,assist=full|rules|none]  - PPO policy from a checkpoint file")
+        parts = [f"{k}={'|'.join(p.choices) if p.choices else p.default}"
+                 for k, p in b.params.items() if k != b.positional]
+        head = f"[{b.positional.upper()},]" if b.positional else ""
+        lines.append(f"  {b.name}{':' + head + ','.join(parts) if parts else ''}  - {b.help}")
+        lines += [f"      {k}: {p.help}" for k, p in b.params.items() if p.choices or k == b.positional]
     return "known bots (spec NAME or NAME:key=value,...):\n" + "\n".join(lines)
 
 
@@ -108,13 +144,14 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     info = KNOWN_AGENTS.get(name)
     if info is None:
         raise _error(f"unknown bot {name!r} in spec {spec!r}")
-    if name == "ppo":
-        return name, _parse_ppo(spec, rest)
     values = {k: p.default for k, p in info.params.items()}
-    if not rest.strip():
-        return name, values
+    items = rest.split(",") if rest.strip() else []
+    if info.positional and items and items[0].partition("=")[0].strip() not in info.params:
+        path, _, rest = rest.partition(",")  # the positional value may hold anything but a comma
+        values[info.positional] = path.strip() or None
+        items = rest.split(",") if rest.strip() else []
     seen = set()
-    for item in rest.split(","):
+    for item in items:
         key, eq, raw = item.partition("=")
         key = key.strip()
         if not eq:
@@ -127,52 +164,26 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise _error(f"parameter {key!r} given twice in {spec!r}")
         seen.add(key)
         try:
-            value = param.type(raw.strip())
-        except ValueError:
-            raise _error(f"bad value {raw!r} for {name}:{key} (expected {param.type.__name__})") from None
-        if not param.minimum <= value <= param.maximum:  # also rejects nan
-            bound = f"<= {param.maximum:g}" if value > param.minimum else f">= {param.minimum:g}"
-            raise _error(f"bad value {raw!r} for {name}:{key} (must be {bound})")
-        values[key] = value
+            values[key] = param.value(raw)
+        except ValueError as e:
+            raise _error(f"bad value {raw!r} for {name}:{key} ({e})") from None
     return name, values
 
 
-def _parse_ppo(spec: str, rest: str) -> dict[str, Any]:
-    """``ppo`` parameters: an optional checkpoint path first, then ``assist=full|rules|none``."""
-    path, _, tail = rest.partition(",")
-    path = path.strip()
-    if path.startswith("assist="):
-        path, tail = "", rest
-    values: dict[str, Any] = {"path": path or None, "assist": "full"}
-    if tail.strip():
-        key, eq, raw = tail.partition("=")
-        if key.strip() != "assist" or raw.strip().lower() not in ASSIST_MODES + ("0", "1"):
-            raise _error(f"bad ppo parameters {tail!r} in {spec!r}: expected 'assist=full', 'assist=rules' "
-                         "or 'assist=none' after the checkpoint path")
-        values["assist"] = assist_mode(raw)
-    return values
-
-
 def canonical_name(name: str, values: dict[str, Any]) -> str:
-    """The spec string naming a bot: defaults are left out (``"pimc"``, ``"pimc:worlds=8"``)."""
+    """The spec string naming a bot: defaults are left out (``"pimc"``, ``"pimc:worlds=8"``,
+    ``"ppo:x.pt,assist=none"``)."""
     info = KNOWN_AGENTS[name]
-    if name == "ppo":
-        parts = ([values["path"]] if values.get("path") else []) + (
-            [f"assist={values['assist']}"] if values.get("assist", "full") != "full" else [])
-        return "ppo:" + ",".join(parts) if parts else "ppo"
-    changed = [f"{k}={v}" for k, v in values.items() if v != info.params[k].default]
-    return name + (":" + ",".join(changed) if changed else "")
+    parts = [str(v) if k == info.positional else f"{k}={v}"
+             for k, v in values.items() if v != info.params[k].default]
+    return name + (":" + ",".join(parts) if parts else "")
 
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """Build a bot from its spec string (see the module docstring)."""
     name, values = parse_spec(spec)
-    if name == "ppo":
-        from agents.neural import load_ppo_agent
-
-        return load_ppo_agent(values["path"], seed=seed, assist=values["assist"])
     module, _, attr = KNOWN_AGENTS[name].target.partition(":")
-    cls = getattr(importlib.import_module(module), attr)
-    agent = cls(seed=seed, **values)
+    factory = getattr(importlib.import_module(module), attr)
+    agent = factory(seed=seed, **values)
     agent.name = canonical_name(name, values)
     return agent

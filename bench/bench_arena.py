@@ -19,13 +19,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.arena import head_to_head  # noqa: E402
-from agents.play import make_env, play_game  # noqa: E402
-from agents.random_agent import RandomAgent  # noqa: E402
+from agents.arena import head_to_head
+from agents.play import make_env, play_game
+from agents.random_agent import RandomAgent
 
 TARGET = 1500.0
 

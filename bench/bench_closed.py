@@ -17,17 +17,46 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from agents import make_agent
+from agents.base import Agent
+from agents.play import play_deal
+from agents.search.solver import Solver
+from sixtysix_env.deals import deal
+from sixtysix_env.engine import MATCH_TARGET, State
+from sixtysix_env.knowledge import PlayerView
+from training.distill import is_phase_row
 
-from agents.neural import load_ppo_agent  # noqa: E402
-from agents.pimc import PimcAgent  # noqa: E402
-from agents.solver import Solver  # noqa: E402
-from distill_endgame import is_closed_row  # noqa: E402
-from sixtysix_env.engine import MATCH_TARGET, OVER, deal  # noqa: E402
-from sixtysix_env.knowledge import view  # noqa: E402
+NAMES = ("ppo", "pimc")
+
+
+class ClosedRegret:
+    """The play hook: at every closed-talon decision either bot really makes, both
+    bots' moves scored against the solver's values in the true deal; the bot to act
+    plays its own move. Per bot to act: decisions, its regret, the other bot's regret
+    on the same positions, moves that differ."""
+
+    def __init__(self, bots: dict[str, Agent]) -> None:
+        self.bots = bots
+        self.seats = NAMES
+        self.solver = Solver()
+        self.stats = {who: [0, 0.0, 0.0, 0] for who in NAMES}
+
+    def __call__(self, s: State, v: PlayerView) -> int | None:
+        if not is_phase_row(v, "closed"):
+            return None  # the bot to act plays as usual
+        who = self.seats[s.to_act]
+        other = NAMES[1 - NAMES.index(who)]
+        moves = {name: bot.act(v) for name, bot in self.bots.items()}
+        values = self.solver.action_values(s)
+        self.solver.clear()
+        best = max(values.values())
+        st = self.stats[who]
+        st[0] += 1
+        st[1] += best - values[moves[who]]
+        st[2] += best - values[moves[other]]
+        st[3] += moves[who] != moves[other]
+        return moves[who]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -37,41 +66,26 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=2)
     ap.add_argument("--worlds", type=int, default=64, help="pimc's worlds (default 64, its default)")
     args = ap.parse_args(argv)
-    ppo = load_ppo_agent(args.checkpoint, seed=args.seed, assist="rules")
-    pimc = PimcAgent(seed=args.seed, worlds=args.worlds)
-    solver = Solver()
+    ppo = f"ppo:{args.checkpoint},assist=rules" if args.checkpoint else "ppo:assist=rules"
+    bots = {"ppo": make_agent(ppo, seed=args.seed),
+            "pimc": make_agent(f"pimc:worlds={args.worlds}", seed=args.seed)}
+    score = ClosedRegret(bots)
     rng = random.Random(args.seed)
-    names = ("ppo", "pimc")
-    # per bot to act: decisions, its regret, the other bot's regret on the same positions, disagreements
-    stats = {who: [0, 0.0, 0.0, 0] for who in names}
     for d in range(args.deals):
         seed = rng.randrange(1 << 62)
         s = deal(seed, match_scores=(rng.randrange(MATCH_TARGET), rng.randrange(MATCH_TARGET)))
-        seats = names if d % 2 == 0 else names[::-1]
-        ppo.reset(rng.randrange(1 << 30))
-        pimc.reset(rng.randrange(1 << 30))
-        while s.window != OVER:
-            v = view(s, s.to_act)
-            who = seats[s.to_act]
-            if is_closed_row(v):
-                moves = {"ppo": ppo.act(v), "pimc": pimc.act(v)}
-                values = solver.action_values(s)
-                solver.clear()
-                best = max(values.values())
-                other = names[1 - names.index(who)]
-                st = stats[who]
-                st[0] += 1
-                st[1] += best - values[moves[who]]
-                st[2] += best - values[moves[other]]
-                st[3] += moves[who] != moves[other]
-                a = moves[who]
-            else:
-                a = ppo.act(v) if who == "ppo" else pimc.act(v)
-            s.apply(a)
-    print(f"{ppo.name} vs pimc ({args.worlds} worlds), {args.deals} deals (seed {args.seed}); "
+        score.seats = NAMES if d % 2 == 0 else NAMES[::-1]
+        for bot in bots.values():
+            bot.reset(rng.randrange(1 << 30))
+        play_deal(s, [bots[name] for name in score.seats], score)
+    report(score.stats, bots["ppo"].name, args)
+
+
+def report(stats: dict[str, list], ppo_name: str, args: argparse.Namespace) -> None:
+    print(f"{ppo_name} vs pimc ({args.worlds} worlds), {args.deals} deals (seed {args.seed}); "
           "game points given away per closed-talon decision, against the true deal's solver values")
     for who, (n, own, other, differ) in stats.items():
-        o = names[1 - names.index(who)]
+        o = NAMES[1 - NAMES.index(who)]
         print(f"  {who:4s} to act: {n:5d} decisions, {who} {own / max(n, 1):.4f}, "
               f"{o} would give away {other / max(n, 1):.4f}, moves differ {differ / max(n, 1):.1%}")
     n = sum(st[0] for st in stats.values())

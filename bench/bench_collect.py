@@ -1,6 +1,6 @@
 """Self-play collection throughput of train.py: environment steps per second.
 
-Runs ``train.collect`` (the exact code the trainer uses: vectorized tables,
+Runs :func:`training.rollout.collect` (the exact code the trainer uses: vectorized tables,
 observations written into a batch, masked sampling, critic values, per-seat
 reward bookkeeping) with the current policy in both seats, and reports steps
 per second of collection (the teacher, which costs most of a training step
@@ -14,19 +14,17 @@ when on, is not included).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import train  # noqa: E402
-from agents.neural import PolicyNet, ValueNet  # noqa: E402
-from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE  # noqa: E402
-from sixtysix_env.vector import VectorEnv  # noqa: E402
+from agents.nets import PolicyNet, ValueNet
+from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
+from sixtysix_env.vector import VectorEnv
+from training.config import Config
+from training.opponents import Opponents
+from training.rollout import Rollout, collect
 
 
 def main() -> None:
@@ -40,19 +38,19 @@ def main() -> None:
                     help="obvious moves and the exact endgame by rule, as in training")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    cfg = train.Config(num_envs=args.envs, rollout_steps=args.steps, opp_self=1.0, opp_snapshot=0.0,
+    cfg = Config(num_envs=args.envs, rollout_steps=args.steps, opp_self=1.0, opp_snapshot=0.0,
                        opp_heuristic=0.0, hidden=[args.hidden] * 2, critic_hidden=[args.hidden] * 2)
     rng = np.random.default_rng(0)
     venv = VectorEnv(args.envs, seed=0, full_obs=True)
-    opponents = train.Opponents(cfg, args.envs, rng)
+    opponents = Opponents(cfg, args.envs, rng)
     policy = PolicyNet(OBS_SIZE, cfg.hidden)
     critic = ValueNet(FULL_OBS_SIZE, cfg.critic_hidden)
-    buf = train.Rollout(args.steps, args.envs, FULL_OBS_SIZE)
+    buf = Rollout(args.steps, args.envs, FULL_OBS_SIZE)
     assist = "full" if args.assist else "none"
-    train.collect(venv, opponents, policy, critic, policy, buf, rng, None, assist)  # warm-up
+    collect(venv, opponents, policy, critic, policy, buf, rng, None, assist)  # warm-up
     t0 = time.perf_counter()
     for _ in range(args.rollouts):
-        train.collect(venv, opponents, policy, critic, policy, buf, rng, None, assist)
+        collect(venv, opponents, policy, critic, policy, buf, rng, None, assist)
     dt = time.perf_counter() - t0
     steps = args.rollouts * args.envs * args.steps
     print(f"collection: {steps / dt:,.0f} env steps/s  ({steps} steps in {dt:.2f} s, {args.envs} tables, "

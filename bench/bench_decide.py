@@ -14,27 +14,26 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents import make_agent  # noqa: E402
-from agents.heuristic import rollout_action  # noqa: E402
-from sixtysix_env.engine import deal  # noqa: E402
-from sixtysix_env.knowledge import PlayerView, view  # noqa: E402
+from agents import make_agent
+from agents.play import play_deal
+from sixtysix_env.deals import deal
+from sixtysix_env.engine import State
+from sixtysix_env.knowledge import PlayerView
 
 
 def positions(deals: int, seed: int) -> list[PlayerView]:
     """Every decision's view in ``deals`` heuristic self-play deals."""
     rng = random.Random(seed)
-    out = []
+    heuristic = make_agent("heuristic", seed=seed)
+    out: list[PlayerView] = []
+
+    def record(_state: State, v: PlayerView) -> None:
+        out.append(v)  # and let the heuristic play
+
     for _ in range(deals):
-        s = deal(rng)
-        while not s.is_over:
-            out.append(view(s, s.to_act))
-            s.apply_unchecked(rollout_action(s))
+        play_deal(deal(rng), (heuristic, heuristic), record)
     return out
 
 

@@ -15,16 +15,37 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from agents import make_agent
+from agents.base import Agent
+from agents.play import play_deal
+from agents.search.solver import Solver
+from sixtysix_env.deals import deal
+from sixtysix_env.engine import FINAL, FOLLOW, LEAD, WINDOW_NAMES, State
+from sixtysix_env.knowledge import PlayerView
+from training.distill import is_phase_row
 
-from agents.neural import load_ppo_agent  # noqa: E402
-from agents.solver import Solver  # noqa: E402
-from distill_endgame import is_endgame_row  # noqa: E402
-from sixtysix_env.engine import FINAL, FOLLOW, LEAD, OVER, WINDOW_NAMES, deal  # noqa: E402
-from sixtysix_env.knowledge import view  # noqa: E402
+
+class EndgameRegret:
+    """The play hook: the bot's move at every endgame decision it really makes,
+    scored against the solver's values (decisions, moves not best, points lost per window)."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.solver = Solver()
+        self.stats = {w: [0, 0, 0] for w in (LEAD, FOLLOW, FINAL)}
+
+    def __call__(self, s: State, v: PlayerView) -> int | None:
+        if not is_phase_row(v, "spent"):
+            return None  # the bot plays as usual
+        a = self.agent.act(v)
+        values = self.solver.action_values(s)
+        lost = max(values.values()) - values[a]
+        st = self.stats[s.window]
+        st[0] += 1
+        st[1] += lost > 0
+        st[2] += lost
+        return a
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -33,29 +54,18 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--deals", type=int, default=300)
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
-    agent = load_ppo_agent(args.checkpoint, seed=args.seed, assist="rules")
-    solver = Solver()
+    spec = f"ppo:{args.checkpoint},assist=rules" if args.checkpoint else "ppo:assist=rules"
+    agent = make_agent(spec, seed=args.seed)
+    score = EndgameRegret(agent)
     rng = random.Random(args.seed)
-    stats = {w: [0, 0, 0] for w in (LEAD, FOLLOW, FINAL)}  # decisions, not best, points lost
     for _ in range(args.deals):
-        s = deal(rng.randrange(1 << 30))
-        while s.window != OVER:
-            v = view(s, s.to_act)
-            a = agent.act(v)
-            if is_endgame_row(v):
-                values = solver.action_values(s)
-                lost = max(values.values()) - values[a]
-                st = stats[s.window]
-                st[0] += 1
-                st[1] += lost > 0
-                st[2] += lost
-            s.apply(a)
-        solver.clear()
+        play_deal(deal(rng.randrange(1 << 30)), (agent, agent), score)
+        score.solver.clear()
     print(f"{agent.name}, {args.deals} self-play deals (seed {args.seed})")
-    for w, (n, bad, lost) in stats.items():
+    for w, (n, bad, lost) in score.stats.items():
         print(f"  {WINDOW_NAMES[w]:6s} {n:5d} decisions, not best {bad / max(n, 1):6.1%}, "
               f"lost {lost / args.deals:.3f} game points per deal")
-    total = sum(st[2] for st in stats.values())
+    total = sum(st[2] for st in score.stats.values())
     print(f"  total  lost {total / args.deals:.3f} game points per deal")
 
 

@@ -21,14 +21,10 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from sixtysix_env.actions import DECLARE  # noqa: E402
-from sixtysix_env.engine import deal  # noqa: E402
+from sixtysix_env.actions import DECLARE
+from sixtysix_env.deals import deal
 
 MODES = ("checked", "unchecked", "clone")
 

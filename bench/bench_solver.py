@@ -1,6 +1,6 @@
 """Solver speed: exact values of random phase-2 positions.
 
-Positions come from random play (:func:`agents.solver.random_position`): by
+Positions come from random play (:func:`agents.search.positions.random_position`): by
 default the lead right after the talon is spent, 6 cards each. Prints the
 median, 99th percentile and worst time per solve. Targets: median < 5 ms,
 worst < 100 ms.
@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.solver import random_position, solve  # noqa: E402
-from sixtysix_env.engine import LEAD  # noqa: E402
+from agents.search.positions import random_position
+from agents.search.solver import solve
+from sixtysix_env.engine import LEAD
 
 
 def main(argv: list[str] | None = None) -> None:

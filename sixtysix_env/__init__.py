@@ -1,4 +1,21 @@
-"""sixtysix_env: Sixty-Six (Sechsundsechzig) rules engine and environments."""
+"""sixtysix_env: Sixty-Six (Sechsundsechzig) rules engine and environments.
+
+The rules (``cards``, ``actions``, ``engine``, ``deals``, ``knowledge``,
+``seeding``) use the standard library only; importing this package loads
+them and nothing else of the package. The numpy observation and the
+PettingZoo / Gymnasium adapters load on first use (``sixtysix_env.env``,
+``sixtysix_env.SixtySixGymEnv``, ``sixtysix_env.encode``...), so the engine
+works in an environment without numpy, gymnasium or pettingzoo.
+
+Where gymnasium and pettingzoo are installed, importing the package registers
+``gymnasium.make("SixtySix-v0")`` and ``pettingzoo.make("aec", "sixtysix_v0")``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any
 
 from .actions import (
     ACTION_NAMES,
@@ -8,26 +25,58 @@ from .actions import (
     EXCHANGE,
     MARRIAGE,
     N_ACTIONS,
+    IllegalActionError,
     action_name,
     parse_action,
 )
-from .aec import env, raw_env
 from .cards import CARD_NAMES, card_id, card_name, parse_cards
-from .engine import DealResult, State, deal, fixed_deal, next_deal
-from .gym_env import SixtySixGymEnv
+from .deals import deal, fixed_deal, next_deal
+from .engine import PLAYER_IDS, State
 from .knowledge import PlayerView, resample, sample_state, view
-from .observation import FULL_OBS_SIZE, OBS_SIZE, encode, encode_full, encode_into
+from .scoring import DealResult
+
+# Names that need numpy, gymnasium or pettingzoo: loaded from their module on first use.
+_LAZY = {
+    "env": "aec",
+    "raw_env": "aec",
+    "SixtySixGymEnv": "gym_env",
+    "VectorEnv": "vector",
+    "FULL_OBS_SIZE": "observation",
+    "OBS_SIZE": "observation",
+    "encode": "observation",
+    "encode_full": "observation",
+    "encode_into": "observation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def _register() -> None:
-    """Make ``pettingzoo.make("aec", "sixtysix_v0")`` and ``gymnasium.make("SixtySix-v0")`` work."""
-    import gymnasium
-    from pettingzoo.env_registry.registration import aec_registry, register
+    """Register the environments with gymnasium and pettingzoo, where installed.
 
-    if "sixtysix-v0" not in aec_registry:  # PettingZoo stores "_vN" ids as "-vN"
-        register("aec", "sixtysix_v0", entry_point="sixtysix_env.aec:env")
-    if "SixtySix-v0" not in gymnasium.registry:
-        gymnasium.register("SixtySix-v0", entry_point="sixtysix_env.gym_env:SixtySixGymEnv")
+    Entry points are strings, so this loads neither adapter.
+    """
+    if importlib.util.find_spec("gymnasium") is not None:
+        import gymnasium
+
+        if "SixtySix-v0" not in gymnasium.registry:
+            gymnasium.register("SixtySix-v0", entry_point="sixtysix_env.gym_env:SixtySixGymEnv")
+    if importlib.util.find_spec("pettingzoo") is not None:
+        from pettingzoo.env_registry.registration import aec_registry, register
+
+        if "sixtysix-v0" not in aec_registry:  # PettingZoo stores "_vN" ids as "-vN"
+            register("aec", "sixtysix_v0", entry_point="sixtysix_env.aec:env")
 
 
 _register()
@@ -41,12 +90,15 @@ __all__ = [
     "DealResult",
     "EXCHANGE",
     "FULL_OBS_SIZE",
+    "IllegalActionError",
     "MARRIAGE",
     "N_ACTIONS",
     "OBS_SIZE",
+    "PLAYER_IDS",
     "PlayerView",
     "SixtySixGymEnv",
     "State",
+    "VectorEnv",
     "action_name",
     "card_id",
     "card_name",

@@ -1,12 +1,18 @@
-"""The 32-action table of RULES.md section 5 (pinned public API).
+"""The 32-action table of RULES.md section 5 (pinned public API), and the one
+legality check every entry point shares.
 
 Actions are plain ints; legal sets are 32-bit masks (bit ``a`` set when action
 ``a`` is legal), the same shape as the environment's action mask.
+:func:`check_action` is how the engine, the environments and the arena decide
+that an action is legal, and :class:`IllegalActionError` the error they raise
+(its message names the action and the legal ones).
 """
 
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
+from typing import Any
 
 from .cards import CARD_NAMES, N_CARDS, SUIT_LETTERS, bits_of, card_id
 
@@ -62,3 +68,71 @@ def parse_action(action: int | str) -> int:
 def actions_of(mask: int) -> list[int]:
     """Action ids in a 32-bit legal mask, lowest first."""
     return bits_of(mask)
+
+
+def to_int(value: Any) -> int:
+    """An int from an int-like (numpy integers too); -1 for anything else
+    (bools, floats, strings): user input is never rounded into an action."""
+    if isinstance(value, bool):
+        return -1
+    try:
+        return operator.index(value)
+    except TypeError:
+        return -1
+
+
+def describe_action(action: Any) -> str:
+    """``"30 (declare)"`` for an action id, ``repr`` for anything else (messages, infos)."""
+    a = to_int(action)
+    return f"{a} ({ACTION_NAMES[a]})" if 0 <= a < N_ACTIONS else repr(action)
+
+
+class IllegalActionError(ValueError):
+    """An action played where it is not legal; the message names it and the legal ones.
+
+    ``action`` is the action as given, ``legal_mask`` the legal set.
+    """
+
+    def __init__(self, message: str, action: Any = None, legal_mask: int = 0) -> None:
+        super().__init__(message)
+        self.action = action
+        self.legal_mask = legal_mask
+
+    def __reduce__(self) -> tuple[Any, ...]:  # keep the fields across processes
+        return (type(self), (str(self), self.action, self.legal_mask))
+
+
+def _legal_id(action: Any, legal_mask: int) -> int:
+    """``action`` as an int if ``legal_mask`` allows it, else -1."""
+    a = action if type(action) is int else to_int(action)
+    return a if 0 <= a < N_ACTIONS and legal_mask >> a & 1 else -1
+
+
+def is_legal(action: Any, legal_mask: int) -> bool:
+    """Whether ``legal_mask`` allows ``action`` (the test of :func:`check_action`)."""
+    return _legal_id(action, legal_mask) >= 0
+
+
+def check_action(action: Any, legal_mask: int, where: Callable[[], str] | None = None) -> int:
+    """``action`` as an int if ``legal_mask`` allows it; else :class:`IllegalActionError`.
+
+    Ints and numpy integers are actions; bools, floats and strings never are.
+    ``where`` (called only for the message) says where the action was played,
+    e.g. ``" for player_0 in the lead window"``.
+    """
+    a = _legal_id(action, legal_mask)
+    if a >= 0:
+        return a
+    legal = ", ".join(describe_action(x) for x in actions_of(legal_mask))
+    message = f"illegal action {describe_action(action)}{where() if where else ''}; "
+    message += f"legal: {legal}" if legal else "no action is legal"
+    raise IllegalActionError(message, action, legal_mask)
+
+
+def random_action(legal_mask: int, rng: Any) -> int:
+    """A uniformly random legal action, drawn with ``rng.choice`` from a
+    ``random.Random`` or ``rng.integers`` from a numpy ``Generator``."""
+    legal = actions_of(legal_mask)
+    if hasattr(rng, "integers"):
+        return legal[int(rng.integers(len(legal)))]
+    return rng.choice(legal)

@@ -38,15 +38,16 @@ marriage of suit 0-3, 28 exchange the trump nine, 29 close, 30 declare,
 - ``episode="match"`` (default, to 7 game points): ``+1`` / ``-1`` at the end
   of the match (``reward="match"``), or ``+g`` / ``-g`` after every deal
   (``reward="game_points"``).
-- Always zero-sum. An illegal action raises ``ValueError`` naming the action
-  and the legal ones (``illegal_action="raise"``), or ends the episode with
+- Always zero-sum. An illegal action raises
+  :class:`~sixtysix_env.actions.IllegalActionError` (a ``ValueError``) naming
+  the action and the legal ones (``illegal_action="raise"``), or ends the episode with
   ``-illegal_penalty`` for the offender and ``+illegal_penalty`` for the other
   (``illegal_action="lose"``, like PettingZoo's TerminateIllegalWrapper).
 
 ### Starting State and Seeding
 
 ``reset(seed)`` starts a match; the first dealer comes from the seed and deal
-``k`` is shuffled by an RNG derived from ``(seed, k)`` only, so a seed gives
+``k`` is shuffled by :func:`~sixtysix_env.seeding.deal_rng` of ``(seed, k)`` only, so a seed gives
 the same card sequence whatever happens in play (duplicate matches).
 ``reset(seed, options={"dealer", "hands", "talon", "scores"})`` fixes the
 first deal exactly (RULES.md section 7); every key is optional, but ``hands``
@@ -72,7 +73,6 @@ offender's info.
 
 from __future__ import annotations
 
-import random
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -85,33 +85,19 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .actions import N_ACTIONS, action_name
+from .actions import N_ACTIONS, IllegalActionError, describe_action
 from .cards import cards_of
-from .engine import State, deal, fixed_deal, next_deal
+from .deals import deal, fixed_deal, next_deal
+from .engine import PLAYER_IDS, State
 from .knowledge import PlayerView, view
-from .observation import (
-    FULL_OBS_HIGH,
-    FULL_OBS_LOW,
-    OBS_HIGH,
-    OBS_LOW,
-    encode_full,
-    encode_with_mask,
-)
+from .observation import FULL_OBS_HIGH, FULL_OBS_LOW, OBS_HIGH, OBS_LOW, encode_full, encode_with_mask
+from .render import render_text
+from .seeding import deal_rng, fresh_seed
 
-AGENTS = ("player_0", "player_1")
 EPISODES = ("match", "deal")
 REWARDS = ("match", "game_points")
 ILLEGAL = ("raise", "lose")
 OPTION_KEYS = frozenset({"dealer", "hands", "talon", "scores"})
-
-
-def deal_rng(seed: int | str, k: int) -> random.Random:
-    """The RNG that shuffles deal ``k`` of the match started with ``seed``.
-
-    Derived from ``(seed, k)`` only (string seeding is stable across runs and
-    platforms), so duplicate matches see the same cards however play goes.
-    """
-    return random.Random(f"sixtysix:{seed}:{k}")
 
 
 def first_deal(seed: int | str, options: dict[str, Any] | None) -> State:
@@ -154,8 +140,8 @@ def env(**kwargs: Any) -> AECEnv:
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's wrapper with direct ``step``, ``last``, ``agents`` and
-    ``agent_selection``: the inherited ones go through ``__getattr__``, which
-    cost about a fifth of a random-play step. Same checks, same errors."""
+    ``agent_selection``: the inherited ones go through ``__getattr__``, a
+    large share of a cheap step. Same checks, same errors."""
 
     def step(self, action: Any) -> None:
         # Same checks as the parent, reading ``agents`` without ``__getattr__``.
@@ -228,17 +214,17 @@ class raw_env(AECEnv, EzPickle):
         self.perfect_information = bool(perfect_information)
         self.render_mode = render_mode
 
-        self.agents = list(AGENTS)
-        self.possible_agents = list(AGENTS)
-        self._index = {a: i for i, a in enumerate(AGENTS)}
-        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
+        self.agents = list(PLAYER_IDS)
+        self.possible_agents = list(PLAYER_IDS)
+        self._index = {a: i for i, a in enumerate(PLAYER_IDS)}
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in PLAYER_IDS}
         obs_space: dict[str, spaces.Space] = {
             "observation": spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
         }
         if self.perfect_information:
             obs_space["full_observation"] = spaces.Box(FULL_OBS_LOW, FULL_OBS_HIGH, dtype=np.float32)
-        self.observation_spaces = {a: spaces.Dict(obs_space) for a in AGENTS}
+        self.observation_spaces = {a: spaces.Dict(obs_space) for a in PLAYER_IDS}
         self.game_state: State | None = None
         self._seed: int | str = 0
         self._deal_index = 0
@@ -259,19 +245,19 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a match (or one deal) from ``seed``; ``options`` fix the first deal."""
         if seed is None:
-            seed = random.SystemRandom().getrandbits(63)
+            seed = fresh_seed()
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         self._seed = int(seed)
         self.game_state = first_deal(self._seed, options)
         self._deal_index = 0
-        self.agents = list(AGENTS)
-        self.rewards = {a: 0.0 for a in AGENTS}
-        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
-        self.terminations = {a: False for a in AGENTS}
-        self.truncations = {a: False for a in AGENTS}
-        self.infos = {a: {} for a in AGENTS}
-        self.agent_selection = AGENTS[self.game_state.to_act]
+        self.agents = list(PLAYER_IDS)
+        self.rewards = {a: 0.0 for a in PLAYER_IDS}
+        self._cumulative_rewards = {a: 0.0 for a in PLAYER_IDS}
+        self.terminations = {a: False for a in PLAYER_IDS}
+        self.truncations = {a: False for a in PLAYER_IDS}
+        self.infos = {a: {} for a in PLAYER_IDS}
+        self.agent_selection = PLAYER_IDS[self.game_state.to_act]
         self._skip_agent_selection = None  # _was_dead_step bookkeeping of an unfinished episode
         if self.render_mode == "human":
             self.render()
@@ -297,25 +283,21 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         state = self._state()
-        mask = state.legal_mask()
-        if (
-            isinstance(action, (int, np.integer))
-            and not isinstance(action, bool)
-            and 0 <= action < N_ACTIONS
-            and (mask >> int(action)) & 1
-        ):
-            a = int(action)
-        else:
-            self._illegal(agent, action, mask)
+        try:
+            a = state.check_action(action)
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            self._illegal(agent, action)
             return
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
-        rewards[AGENTS[0]] = rewards[AGENTS[1]] = 0.0
+        rewards[PLAYER_IDS[0]] = rewards[PLAYER_IDS[1]] = 0.0
         state.apply_unchecked(a)
         if state.result is not None:
             self._end_of_deal(state)
         if not self.terminations[agent]:
-            self.agent_selection = AGENTS[self.game_state.to_act]  # type: ignore[union-attr]
+            self.agent_selection = PLAYER_IDS[self.game_state.to_act]  # type: ignore[union-attr]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -328,44 +310,38 @@ class raw_env(AECEnv, EzPickle):
         def info() -> dict[str, Any]:  # one fresh dict per agent: nothing shared
             return {
                 "deal_result": {
-                    "winner": None if winner is None else AGENTS[winner],
+                    "winner": None if winner is None else PLAYER_IDS[winner],
                     "game_points": res.game_points,
                     "reason": res.reason,
-                    "scores": {AGENTS[0]: res.scores[0], AGENTS[1]: res.scores[1]},
+                    "scores": {PLAYER_IDS[0]: res.scores[0], PLAYER_IDS[1]: res.scores[1]},
                 },
-                "match_score": {AGENTS[0]: state.match_scores[0], AGENTS[1]: state.match_scores[1]},
+                "match_score": {PLAYER_IDS[0]: state.match_scores[0], PLAYER_IDS[1]: state.match_scores[1]},
                 "deal": self._deal_index,
             }
 
-        self.infos = {a: info() for a in AGENTS}
+        self.infos = {a: info() for a in PLAYER_IDS}
         over = self.episode == "deal" or state.match_over
         if winner is not None and self.reward_mode == "game_points":
-            self.rewards[AGENTS[winner]] = float(res.game_points)
-            self.rewards[AGENTS[1 - winner]] = -float(res.game_points)
+            self.rewards[PLAYER_IDS[winner]] = float(res.game_points)
+            self.rewards[PLAYER_IDS[1 - winner]] = -float(res.game_points)
         if over:
             if self.reward_mode == "match":
                 w = state.match_winner
                 assert w is not None
-                self.rewards[AGENTS[w]] = 1.0
-                self.rewards[AGENTS[1 - w]] = -1.0
-            self.terminations = {a: True for a in AGENTS}
+                self.rewards[PLAYER_IDS[w]] = 1.0
+                self.rewards[PLAYER_IDS[1 - w]] = -1.0
+            self.terminations = {a: True for a in PLAYER_IDS}
             return
         self._deal_index += 1
         self.game_state = next_deal(state, deal_rng(self._seed, self._deal_index))
 
-    def _illegal(self, agent: str, action: Any, mask: int) -> None:
-        state = self._state()
-        if self.illegal_action == "raise":
-            raise ValueError(state._illegal_message(action, mask))
-        try:
-            what: Any = f"{int(action)} ({action_name(int(action))})"
-        except (TypeError, ValueError):
-            what = repr(action)
+    def _illegal(self, agent: str, action: Any) -> None:
+        """``illegal_action="lose"``: the episode ends, the offender pays the penalty."""
         self._cumulative_rewards[agent] = 0.0
-        other = AGENTS[1 - self._index[agent]]
+        other = PLAYER_IDS[1 - self._index[agent]]
         self.rewards = {agent: -self.illegal_penalty, other: self.illegal_penalty}
-        self.terminations = {a: True for a in AGENTS}
-        self.infos[agent] = dict(self.infos[agent], illegal_action=what)
+        self.terminations = {a: True for a in PLAYER_IDS}
+        self.infos[agent] = dict(self.infos[agent], illegal_action=describe_action(action))
         self._accumulate_rewards()
 
     # ------------------------------------------------------------- helpers
@@ -379,17 +355,15 @@ class raw_env(AECEnv, EzPickle):
             try:
                 return self._index[agent]
             except KeyError:
-                raise ValueError(f"unknown agent {agent!r}; agents are {list(AGENTS)}") from None
+                raise ValueError(f"unknown agent {agent!r}; agents are {list(PLAYER_IDS)}") from None
         if agent in (0, 1) and not isinstance(agent, bool):
             return int(agent)
-        raise ValueError(f"unknown agent {agent!r}; agents are {list(AGENTS)}")
+        raise ValueError(f"unknown agent {agent!r}; agents are {list(PLAYER_IDS)}")
 
     def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
-        from .render import render_text
-
         text = render_text(self._state())
         if self.render_mode == "human":
             print(text)
@@ -400,4 +374,4 @@ class raw_env(AECEnv, EzPickle):
         pass
 
 
-__all__ = ["AGENTS", "deal_rng", "env", "first_deal", "raw_env"]
+__all__ = ["env", "first_deal", "raw_env"]

@@ -26,6 +26,9 @@ LAST_TRICK_BONUS = 10
 FULL_DECK = (1 << N_CARDS) - 1
 
 SUIT_MASKS: tuple[int, ...] = tuple(0b111111 << (6 * s) for s in range(N_SUITS))
+# HIGHER[c]: the cards of c's suit that beat c. KQ[s]: the king and queen of suit s (its marriage).
+HIGHER: tuple[int, ...] = tuple(SUIT_MASKS[c // 6] & ~((2 << c) - 1) for c in range(N_CARDS))
+KQ: tuple[int, ...] = tuple((1 << (6 * s + QUEEN)) | (1 << (6 * s + KING)) for s in range(N_SUITS))
 CARD_NAMES: tuple[str, ...] = tuple(
     RANK_LETTERS[c % 6] + SUIT_LETTERS[c // 6] for c in range(N_CARDS)
 )

@@ -43,8 +43,9 @@ terminates the episode, with reward ``-illegal_penalty`` and the unchanged
 - ``opponent``: an object with ``act(view) -> int`` (an
   :class:`agents.base.Agent`; reset with a seed from ``self.np_random`` on
   every ``reset``), a callable taking the opponent's observation dict
-  (``observation``, ``action_mask``) and returning an action, an agent spec
-  string for ``agents.make_agent``, or None: uniformly random legal actions.
+  (``observation``, ``action_mask``) and returning an action, a bot spec
+  string (``"pimc"``, ``"ppo:assist=rules"``: see :func:`agent_from_spec`),
+  or None: uniformly random legal actions drawn from ``self.np_random``.
 - ``seat``: 0, 1, or None (random each episode).
 - ``episode``, ``reward``, ``perfect_information``, ``render_mode``: as the AEC env.
 - ``illegal_penalty``: reward for an illegal learner action is minus this.
@@ -60,20 +61,50 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from importlib.metadata import entry_points
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .actions import N_ACTIONS
-from .aec import AGENTS, raw_env
+from .actions import N_ACTIONS, IllegalActionError, random_action
+from .aec import raw_env
+from .engine import PLAYER_IDS
 from .knowledge import PlayerView
 from .observation import FULL_OBS_HIGH, FULL_OBS_LOW, OBS_HIGH, OBS_LOW
 
+#: Entry-point group of bot factories: each entry is a callable ``spec -> agent``.
+#: The sixtysix package registers ``make_agent = "agents:make_agent"``.
+AGENT_FACTORIES = "sixtysix.agents"
+
+
+class UnknownOpponentError(ValueError):
+    """An opponent spec string that no installed bot factory can make."""
+
+
+def agent_from_spec(spec: str) -> Any:
+    """The bot named by ``spec`` (``"heuristic"``, ``"pimc:worlds=16"``...), made by
+    a factory of the :data:`AGENT_FACTORIES` entry-point group, so the environment
+    never imports the bots. Raises :class:`UnknownOpponentError` when no factory
+    is installed or none accepts ``spec`` (the message carries their reasons)."""
+    factories = sorted(entry_points(group=AGENT_FACTORIES), key=lambda ep: ep.name)
+    if not factories:
+        raise UnknownOpponentError(
+            f"cannot make opponent {spec!r}: no bot factory is installed in the entry-point "
+            f"group {AGENT_FACTORIES!r} (install the sixtysix package, or pass an object with act(view))"
+        )
+    reasons = []
+    for ep in factories:
+        try:
+            return ep.load()(spec)
+        except ValueError as e:
+            reasons.append(f"{ep.value}: {e}")
+    raise UnknownOpponentError(f"cannot make opponent {spec!r}: " + "; ".join(reasons))
+
 
 class RandomLegalOpponent:
-    """Uniformly random legal actions from a numpy Generator (the default opponent)."""
+    """Uniformly random legal actions from the env's ``np_random`` (the default opponent)."""
 
     name = "random"
 
@@ -84,9 +115,7 @@ class RandomLegalOpponent:
         """Nothing to do: it draws from the env's ``np_random``."""
 
     def act(self, view: PlayerView) -> int:
-        mask = view.legal_mask
-        legal = [a for a in range(N_ACTIONS) if mask >> a & 1]
-        return legal[int(self.rng.integers(len(legal)))]
+        return random_action(view.legal_mask, self.rng)
 
 
 class SixtySixGymEnv(gymnasium.Env):
@@ -126,7 +155,7 @@ class SixtySixGymEnv(gymnasium.Env):
         self._opponent_spec = opponent
         self.opponent: Any = None
         self._opponent_act: Callable[[str], int] | None = None
-        self.learner = AGENTS[0]
+        self.learner = PLAYER_IDS[0]
         self._obs: dict[str, np.ndarray] | None = None
 
     # ------------------------------------------------------------- opponent
@@ -136,9 +165,7 @@ class SixtySixGymEnv(gymnasium.Env):
         if spec is None:
             spec = RandomLegalOpponent(self.np_random)
         elif isinstance(spec, str):
-            from agents import make_agent  # lazy: sixtysix_env must not need agents/
-
-            spec = make_agent(spec)
+            spec = agent_from_spec(spec)
         if hasattr(spec, "act"):
             self._opponent_act = lambda agent: int(spec.act(self.aec_env.view(agent)))
         elif callable(spec):
@@ -146,7 +173,7 @@ class SixtySixGymEnv(gymnasium.Env):
         else:
             raise ValueError(
                 f"opponent must be an Agent (with act(view)), a callable on the observation dict, "
-                f"an agent spec string or None; got {spec!r}"
+                f"a bot spec string or None; got {spec!r}"
             )
         self.opponent = spec
 
@@ -160,7 +187,7 @@ class SixtySixGymEnv(gymnasium.Env):
         if isinstance(self.opponent, RandomLegalOpponent):
             self.opponent.rng = self.np_random  # super().reset(seed) may replace it
         seat = self.seat if self.seat is not None else int(self.np_random.integers(2))
-        self.learner = AGENTS[seat]
+        self.learner = PLAYER_IDS[seat]
         match_seed = int(self.np_random.integers(2**63 - 1))
         opp_seed = int(self.np_random.integers(2**31 - 1))
         if hasattr(self.opponent, "reset"):
@@ -176,19 +203,14 @@ class SixtySixGymEnv(gymnasium.Env):
             raise RuntimeError("call reset() first")
         if env.terminations[self.learner]:
             raise RuntimeError("the episode is over; call reset()")
-        mask = env.game_state.legal_mask()
-        if (
-            isinstance(action, (int, np.integer))
-            and not isinstance(action, bool)
-            and 0 <= action < N_ACTIONS
-            and (mask >> int(action)) & 1
-        ):
-            env.step(int(action))
-        else:
+        try:
+            a = env.game_state.check_action(action)
+        except IllegalActionError:
             self._obs = None  # fresh arrays: callers may keep the previous ones
             info = self._info()
             info["illegal_action"] = action
             return self._observation(), -self.illegal_penalty, True, False, info
+        env.step(a)
         reward = float(env.rewards[self.learner])
         extra, terminated = self._play_opponent()
         reward += extra
@@ -211,7 +233,7 @@ class SixtySixGymEnv(gymnasium.Env):
         """Let the opponent act until it is the learner's turn or the episode ends."""
         env = self.aec_env
         reward = 0.0
-        opp = AGENTS[1 - AGENTS.index(self.learner)]
+        opp = PLAYER_IDS[1 - PLAYER_IDS.index(self.learner)]
         assert self._opponent_act is not None
         while not env.terminations[opp] and env.agent_selection == opp:
             env.step(self._opponent_act(opp))
@@ -237,4 +259,10 @@ class SixtySixGymEnv(gymnasium.Env):
         return info
 
 
-__all__ = ["RandomLegalOpponent", "SixtySixGymEnv"]
+__all__ = [
+    "AGENT_FACTORIES",
+    "RandomLegalOpponent",
+    "SixtySixGymEnv",
+    "UnknownOpponentError",
+    "agent_from_spec",
+]

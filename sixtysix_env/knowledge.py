@@ -20,7 +20,8 @@ import random
 from typing import Any
 
 from .cards import cards_of
-from .engine import OVER, State, make_rng, talon_phase
+from .engine import OVER, State
+from .seeding import make_rng
 
 _FIELDS = (
     "player",
@@ -121,14 +122,9 @@ class PlayerView:
     def opponent(self) -> int:
         return 1 - self.player
 
-    @property
-    def talon_open(self) -> bool:
-        return self.closed_by < 0 and self.stock > 0
-
-    @property
-    def talon_phase(self) -> str:
-        """``"open"``, ``"closed"`` or ``"spent"`` (:func:`sixtysix_env.engine.talon_phase`)."""
-        return talon_phase(self)
+    # The talon's phase, by the engine's own rule (a view carries ``stock`` and ``closed_by`` too).
+    talon_open = State.talon_open
+    talon_phase = State.talon_phase
 
     @property
     def is_over(self) -> bool:

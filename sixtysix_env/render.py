@@ -1,5 +1,5 @@
 """A compact text picture of the table, from the point of view of the player
-to act (imported lazily by the environments, so the hot path never pays for it).
+to act (the environments' ``ansi`` and ``human`` render modes).
 
 Example::
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .actions import action_name, actions_of
 from .cards import CARD_NAMES, SUIT_NAMES, names_of
-from .engine import WINDOW_NAMES, State
+from .engine import PLAYER_IDS, TALON_CLOSED, WINDOW_NAMES, State
 
 
 def render_text(state: State) -> str:
@@ -24,19 +24,16 @@ def render_text(state: State) -> str:
     lines = []
     if state.result is not None:
         r = state.result
-        who = "nobody (drawn)" if r.winner is None else f"player_{r.winner}"
+        who = "nobody (drawn)" if r.winner is None else PLAYER_IDS[r.winner]
         lines.append(
             f"deal over: {who} wins {r.game_points} ({r.reason}), scores {r.scores[0]}:{r.scores[1]}"
         )
     else:
-        lines.append(f"player_{p} to act ({WINDOW_NAMES[state.window]} window)")
-    lines[-1] += f", dealer player_{state.dealer}, match {state.match_scores[0]}:{state.match_scores[1]}"
-    if state.closed_by >= 0:
-        talon_state = f"closed by player_{state.closed_by}"
-    elif state.stock:
-        talon_state = "open"
-    else:
-        talon_state = "spent"
+        lines.append(f"{PLAYER_IDS[p]} to act ({WINDOW_NAMES[state.window]} window)")
+    lines[-1] += f", dealer {PLAYER_IDS[state.dealer]}, match {state.match_scores[0]}:{state.match_scores[1]}"
+    talon_state = state.talon_phase  # "open", "closed" or "spent"
+    if talon_state == TALON_CLOSED:
+        talon_state = f"closed by {PLAYER_IDS[state.closed_by]}"
     face_up = f", face-up {CARD_NAMES[state.trump_card]}" if state.stock else ""
     lines.append(f"trump: {SUIT_NAMES[state.trump]}{face_up}, talon {state.stock} ({talon_state})")
     if state.result is None:
@@ -46,7 +43,7 @@ def render_text(state: State) -> str:
         table += f" (marriage in {SUIT_NAMES[state.marriage_suit]} shown)"
     lines.append(f"table: {table}")
     lines.append(
-        "score: " + ", ".join(f"player_{q} {state.score(q)} ({state.tricks[q]} tricks)" for q in (0, 1))
+        "score: " + ", ".join(f"{PLAYER_IDS[q]} {state.score(q)} ({state.tricks[q]} tricks)" for q in (0, 1))
     )
     legal = actions_of(state.legal_mask())
     if legal:

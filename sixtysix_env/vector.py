@@ -36,22 +36,25 @@ act, for bots that play some of the seats.
 With ``full_obs=True`` each row is encoded once with ``encode_full_into`` and
 ``obs`` is its first ``OBS_SIZE`` columns, which are by definition exactly
 ``encode(view(state, to_act))``: the policy input is the environment's
-observation, and the critic's extra input costs about half an encoding more.
+observation, and the critic's extra input adds only the encoding of the hidden cards.
+
+Seeding: ``VectorEnv(n, seed)`` deals every table from one ``random.Random(seed)``
+(:func:`~sixtysix_env.seeding.make_rng`), table by table in order, so a seed
+fixes the whole run for a given sequence of actions.
 """
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 
-from .actions import N_ACTIONS
-from .engine import OVER, State, deal, next_deal
+from .actions import N_ACTIONS, IllegalActionError
+from .deals import deal, next_deal
+from .engine import OVER, State
 from .knowledge import PlayerView, view
-from .observation import FULL_OBS_SIZE, OBS_SIZE, encode_full_into, encode_into
+from .observation import FULL_OBS_SIZE, OBS_SIZE, encode_full_into, encode_into, mask_to_array
+from .seeding import make_rng
 
 EPISODES = ("match", "deal")
-_BITS = np.arange(N_ACTIONS, dtype=np.int64)
 
 
 class VectorEnv:
@@ -80,7 +83,7 @@ class VectorEnv:
 
     def reset(self, seed: int | None = None) -> None:
         """New matches on every table; ``seed`` fixes all deals that follow."""
-        self.rng = random.Random(seed)
+        self.rng = make_rng(seed)
         self.states = [deal(self.rng) for _ in range(self.num_envs)]
         self.rewards[:] = 0
         self.deal_done[:] = False
@@ -108,13 +111,14 @@ class VectorEnv:
     def _finish(self) -> None:
         if self.full_obs is not None:
             self.obs[:] = self.full_obs[:, :OBS_SIZE]
-        np.not_equal((self._legal[:, None] >> _BITS) & 1, 0, out=self.masks)
+        mask_to_array(self._legal, out=self.masks)
 
     def step(self, actions: np.ndarray | list[int]) -> None:
         """One action per table for its player to act; refreshes all arrays.
 
-        Raises ``ValueError`` naming the table if an action is illegal (the
-        tables before it have already moved).
+        Raises :class:`~sixtysix_env.actions.IllegalActionError` (a
+        ``ValueError``) naming the table if an action is illegal (the tables
+        before it have already moved).
         """
         acts = actions.tolist() if isinstance(actions, np.ndarray) else list(actions)
         if len(acts) != self.num_envs:
@@ -127,9 +131,10 @@ class VectorEnv:
         states = self.states
         for i, a in enumerate(acts):
             s = states[i]
-            if not 0 <= a < N_ACTIONS or not (s.legal_mask() >> a) & 1:
-                raise ValueError(f"table {i}: {s._illegal_message(a, s.legal_mask())}")
-            s.apply_unchecked(a)
+            try:
+                s.apply_unchecked(s.check_action(a))
+            except IllegalActionError as e:
+                raise IllegalActionError(f"table {i}: {e}", e.action, e.legal_mask) from None
             if s.window == OVER:
                 self.deal_done[i] = True
                 res = s.result

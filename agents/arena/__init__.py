@@ -1,0 +1,74 @@
+"""The arena: head-to-head and round-robin comparisons of bots, with statistics.
+
+Bots are spec strings for :func:`agents.make_agent` (``"random"``,
+``"pimc:worlds=30"``, ``"ppo:path"``) or, with ``workers=1``, Agent objects.
+Every game runs through the PettingZoo env (:func:`agents.play.play_game`).
+How a run is played is one :class:`ArenaOptions` (or its fields as keywords).
+
+Schedule (:mod:`.schedule`, reproducible from one master ``seed``): the games
+of every pairing use the same card seeds. In duplicate mode (default)
+consecutive games ``2k`` and ``2k+1`` share a seed with the seats swapped,
+so both bots get the same cards in the same seat and most of the luck of
+the deal cancels. A unit is a match to 7 (default) or one deal.
+
+Nothing is lost: with ``results_path`` every finished game is appended to a
+JSON Lines file (:mod:`.records`) the moment it ends; ``resume=True`` plays
+only the missing games and the final numbers equal those of an
+uninterrupted run. Results are ordered by game index, so they are identical
+for any number of ``workers`` (:mod:`.runner`).
+
+Statistics (:mod:`.stats`, for one pairing :mod:`.pairing`): win rate with
+a Wilson 95% interval (draws, possible only for single deals, count half;
+games are treated as independent, which is conservative for duplicate
+pairs); deal win rate the same over deals; game points per deal (A's net:
+points A won minus points B won, over completed deals) with a cluster t
+interval over duplicate pairs (or games); Elo from the win rate; likelihood
+of superiority; and for round robins a Bradley-Terry fit over all games.
+Forfeited games count as losses for the offender; the deal interrupted by a
+forfeit is not a completed deal.
+
+Sequential stop (:mod:`.sprt`, head-to-head only): with ``sprt=(elo0, elo1)``
+the run stops at the first game where an SPRT accepts H0 "A is elo0 stronger
+than B" or H1 "A is elo1 stronger"; ``games`` is then the maximum. The
+results and the verdict are those of the games up to that deciding index,
+identical for any ``workers`` and for a resumed run; games that other
+workers finish after the decision are still written to the results file
+but do not count.
+
+Reports (:mod:`.report`): text, Markdown, JSON and PNG of a round robin.
+Run ``python -m agents.arena --help`` or ``sixtysix arena --help``.
+"""
+
+from .api import head_to_head, round_robin, run, summarize
+from .options import ArenaOptions, OptionError
+from .pairing import PairingStats, pairing_stats
+from .records import ResultsFileError, read_results, replay
+from .report import RoundRobinResult
+from .runner import AgentLike
+from .schedule import Task, pairings, schedule
+from .sprt import SPRT_H0, SPRT_H1, SPRT_UNDECIDED, SequentialStop, SprtSettings, sprt_settings
+
+__all__ = [
+    "SPRT_H0",
+    "SPRT_H1",
+    "SPRT_UNDECIDED",
+    "AgentLike",
+    "ArenaOptions",
+    "OptionError",
+    "PairingStats",
+    "ResultsFileError",
+    "RoundRobinResult",
+    "SequentialStop",
+    "SprtSettings",
+    "Task",
+    "head_to_head",
+    "pairing_stats",
+    "pairings",
+    "read_results",
+    "replay",
+    "round_robin",
+    "run",
+    "schedule",
+    "sprt_settings",
+    "summarize",
+]

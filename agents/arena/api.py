@@ -1,0 +1,162 @@
+"""The arena's entry points: run a schedule, then summarize it as one pairing or a round robin.
+
+:func:`run` plays (or finishes) the games and returns their lines;
+:func:`head_to_head` and :func:`round_robin` add the statistics. All three
+take an :class:`~agents.arena.options.ArenaOptions` or its fields as
+keywords, and all checks of a run happen before any game or worker starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.registry import parse_spec
+
+from .options import ArenaOptions, OptionError
+from .pairing import PairingStats, pairing_stats
+from .records import ResultsFileError, open_results
+from .report import RoundRobinResult
+from .runner import AgentLike, GameLine, Setup, backend_for, play_missing
+from .schedule import Task, pairings, schedule
+from .sprt import SequentialStop
+from .stats import bradley_terry
+
+RunResult = tuple[list[str], dict[str, Any], list[GameLine]]
+
+
+def run(players: Sequence[AgentLike], *, options: ArenaOptions | None = None, **fields: Any) -> RunResult:
+    """Play (or finish) a round robin; return names, config and game lines ordered by index.
+
+    ``fields`` are :class:`ArenaOptions` fields (``games`` is required),
+    replacing those of ``options``. With ``sprt`` (two players only) the
+    lines are those up to the deciding game.
+    """
+    names, config, lines, _ = _run(players, ArenaOptions.of(options, **fields))
+    return names, config, lines
+
+
+def head_to_head(agent_a: AgentLike, agent_b: AgentLike, *, options: ArenaOptions | None = None,
+                 **fields: Any) -> PairingStats:
+    """Play ``games`` games of A against B and return A's statistics.
+
+    Spec strings or Agent objects (objects only with ``workers=1``);
+    ``fields`` as in :func:`run`. ``sprt=(elo0, elo1)`` stops early once the
+    SPRT of H0 "A is elo0 Elo stronger" against H1 "A is elo1 stronger"
+    decides; ``games`` is then the maximum, and the returned statistics
+    count the games up to the deciding one and hold the verdict
+    (``sprt_verdict``: ``"H1"``, ``"H0"`` or ``"undecided"``, ``sprt_llr``,
+    ``sprt_bounds``).
+    """
+    opts = ArenaOptions.of(options, **fields)
+    names, _, lines, seq = _run([agent_a, agent_b], opts)
+    st = pairing_stats(lines, 0, 1, names, opts.unit, opts.duplicate)
+    return seq.record(st) if seq is not None else st
+
+
+def round_robin(specs: Sequence[AgentLike], *, options: ArenaOptions | None = None, prior_draws: float = 1.0,
+                **fields: Any) -> RoundRobinResult:
+    """Every bot against every other, ``games`` games per pairing, plus ratings.
+
+    Ratings are a Bradley-Terry fit over all games (``prior_draws`` virtual
+    draws per pairing keep a perfect score finite; see
+    :func:`~agents.arena.stats.bradley_terry`). ``sprt`` (exactly two bots)
+    stops early as in :func:`head_to_head`; the pairing then holds the verdict.
+    """
+    names, config, lines, seq = _run(specs, ArenaOptions.of(options, **fields))
+    result = summarize(names, config, lines, prior_draws=prior_draws)
+    if seq is not None:
+        seq.record(result.pairings[0])
+    return result
+
+
+def summarize(names: list[str], config: dict[str, Any], lines: Sequence[GameLine],
+              prior_draws: float = 1.0) -> RoundRobinResult:
+    """Statistics of recorded games (as returned by :func:`run` or read from a results file)."""
+    n = len(names)
+    unit, duplicate = config["unit"], config["duplicate"]
+    pair_stats = [pairing_stats(lines, a, b, names, unit, duplicate) for a, b in pairings(n)]
+    score = np.zeros((n, n))
+    played = np.zeros((n, n))
+    for line in lines:
+        s0, s1 = line["seats"]
+        w = line["winner"]
+        played[s0, s1] += 1
+        played[s1, s0] += 1
+        score[s0, s1] += 0.5 if w is None else float(w == 0)
+        score[s1, s0] += 0.5 if w is None else float(w == 1)
+    ratings = bradley_terry(names, score, played, prior_draws=prior_draws)
+    return RoundRobinResult(
+        list(names), dict(config), pair_stats, ratings,
+        score=[float(x) for x in score.sum(axis=1)], games=[int(x) for x in played.sum(axis=1)],
+    )
+
+
+def _run(players: Sequence[AgentLike], opts: ArenaOptions
+         ) -> tuple[list[str], dict[str, Any], list[GameLine], SequentialStop | None]:
+    check_players(players, opts)
+    names = display_names(players)
+    config = opts.run_config(names)
+    tasks = schedule(len(players), opts.games, opts.seed, opts.duplicate)
+    seq = SequentialStop(opts.sprt_test, opts.duplicate, opts.games) if opts.sprt_test is not None else None
+    done: dict[int, GameLine] = {}
+    writer = None
+    if opts.results_path is not None:
+        lines, writer = open_results(opts.results_path, config, opts.resume)
+        done = validate_resumed(opts.results_path, lines, tasks)
+    try:
+        counted = play_missing(Setup(tuple(players), opts.unit, opts.move_time), names, tasks, done,
+                               backend_for(opts.workers), writer=writer, progress=opts.progress, stop=seq)
+    finally:
+        if writer is not None:
+            writer.close()
+    return names, config, [done[t.index] for t in tasks[:counted]], seq
+
+
+def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
+    """The bots must be valid specs or distinct Agent objects, and fit the options."""
+    if len(players) < 2:
+        raise ValueError("give at least two bots")
+    if opts.sprt_test is not None and len(players) != 2:
+        raise OptionError("{sprt} compares two bots (head-to-head), got {n} bots", n=len(players))
+    for p in players:
+        if isinstance(p, str):
+            parse_spec(p)  # fail fast on a bad spec, before any game or worker starts
+    objects = [p for p in players if not isinstance(p, str)]
+    for p in objects:
+        if not (hasattr(p, "act") and hasattr(p, "reset")):
+            raise ValueError(f"not a bot: {p!r} (give a spec string or an object with act() and reset())")
+    if objects and opts.workers > 1:
+        raise ValueError("Agent objects can only be played with workers=1; pass spec strings to use workers")
+    if len({id(p) for p in objects}) != len(objects):
+        raise ValueError("pass a distinct Agent object for each player (one object cannot sit in two seats)")
+
+
+def display_names(players: Sequence[AgentLike]) -> list[str]:
+    """Display names: the spec string, or the object's ``name``; repeats get ``#2``, ``#3``."""
+    names: list[str] = []
+    for p in players:
+        base = p if isinstance(p, str) else str(getattr(p, "name", type(p).__name__))
+        name, k = base, 2
+        while name in names:
+            name, k = f"{base}#{k}", k + 1
+        names.append(name)
+    return names
+
+
+def validate_resumed(path: str, lines: list[GameLine], tasks: list[Task]) -> dict[int, GameLine]:
+    """The recorded games of this run's schedule by index; a game with other seeds or seats is an error."""
+    by_index = {t.index: t for t in tasks}
+    done = {}
+    for line in lines:
+        t = by_index.get(line["index"])
+        if t is None:
+            continue  # beyond this run's game count (the file's run was longer)
+        if line.get("seed") != t.seed or line.get("seats") != list(t.seats):
+            raise ResultsFileError(
+                f"{path}: game {t.index} does not match this run's schedule (seed or seats differ)"
+            )
+        done[t.index] = line
+    return done

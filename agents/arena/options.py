@@ -1,0 +1,153 @@
+"""How to run the arena: one options dataclass, validated in one place for the API and the CLI.
+
+:class:`ArenaOptions` holds everything about a run except the bots;
+:func:`~agents.arena.run`, :func:`~agents.arena.head_to_head` and
+:func:`~agents.arena.round_robin` take it (or its fields as keywords), and
+the ``sixtysix arena`` command builds one from its flags. Its checks raise
+:class:`OptionError`, whose message the CLI rewrites with flag names
+(``--resume needs --results PATH``) while the API names keywords.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from numbers import Real
+from typing import Any
+
+from agents.play import UNITS
+
+from .sprt import SprtSettings, sprt_settings
+
+# How the API spells a placeholder of an OptionError message that is not just a field name.
+KEYWORDS = {"sprt_pair": "sprt=(elo0, elo1)"}
+
+
+class OptionError(ValueError):
+    """A bad option, with a message that names options by ``{field}`` placeholders."""
+
+    def __init__(self, template: str, **values: object) -> None:
+        self.template = template
+        self.values = values
+        super().__init__(self.spelled({}))
+
+    def spelled(self, names: Mapping[str, str]) -> str:
+        """The message with each option written as ``names`` says (default: as a keyword)."""
+        values = {k: str(v) for k, v in self.values.items()}
+        return self.template.format_map(_Spelling({**KEYWORDS, **names, **values}))
+
+
+class _Spelling(dict):
+    """Placeholders nobody renamed stay the field's own name."""
+
+    def __missing__(self, key: str) -> str:
+        return key
+
+
+def check_positive_int(value: Any) -> int:
+    """``value`` if it is an int of at least 1 (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"must be an int, got {value!r}")
+    if value < 1:
+        raise ValueError(f"must be at least 1, got {value!r}")
+    return value
+
+
+def check_seconds(value: Any) -> float | None:
+    """A time limit: positive seconds, or None for none."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ValueError(f"must be a number of seconds or None, got {value!r}")
+    if not value > 0:
+        raise ValueError(f"must be positive, got {value!r}")
+    return value
+
+
+def check_unit(value: Any) -> str:
+    """A game unit: ``"match"`` (to 7) or ``"deal"``."""
+    if value not in UNITS:
+        raise ValueError(f"must be one of {UNITS}, got {value!r}")
+    return value
+
+
+def check_seed(value: Any) -> int:
+    """Any int-like seed, as an int (numpy ints included, so the results file stays JSON)."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ValueError(f"must be an int, got {value!r}") from None
+
+
+def check_path(value: Any) -> str | None:
+    """A results path (str or path-like) as a str, or None."""
+    return None if value is None else os.fspath(value)
+
+
+@dataclass(frozen=True)
+class ArenaOptions:
+    """Everything about an arena run but the bots; every check happens here."""
+
+    games: int
+    """Games per pairing (with ``sprt``: the maximum)."""
+    unit: str = "match"
+    """A game is a ``"match"`` to 7 or a single ``"deal"``."""
+    seed: int = 0
+    """Master seed: every card and bot seed of the run follows from it."""
+    duplicate: bool = True
+    """Play every card seed twice, with the seats swapped."""
+    workers: int = 1
+    """Processes to play in (Agent objects need 1); results do not depend on it."""
+    move_time: float | None = None
+    """Per-move limit in seconds; a bot over it forfeits the game (None: no limit)."""
+    results_path: str | None = None
+    """JSONL file to append every finished game to (see :mod:`agents.arena.records`)."""
+    resume: bool = False
+    """Continue the run recorded in ``results_path``, playing only the missing games."""
+    progress: bool = False
+    """Show a progress bar with the standings on stderr."""
+    sprt: tuple[float, float] | None = None
+    """``(elo0, elo1)``: stop a head-to-head once an SPRT of H0 elo0 against H1 elo1 decides."""
+    sprt_alpha: float | None = None
+    """SPRT false-positive rate (accepting H1 when H0 holds; None: 0.05)."""
+    sprt_beta: float | None = None
+    """SPRT false-negative rate (accepting H0 when H1 holds; None: 0.05)."""
+    sprt_test: SprtSettings | None = field(init=False, repr=False, compare=False)
+    """The validated SPRT settings (None without ``sprt``)."""
+
+    def __post_init__(self) -> None:
+        checks: dict[str, Callable[[Any], Any]] = {
+            "games": check_positive_int, "unit": check_unit, "seed": check_seed,
+            "workers": check_positive_int, "move_time": check_seconds, "results_path": check_path,
+        }
+        for name, check in checks.items():
+            try:
+                object.__setattr__(self, name, check(getattr(self, name)))
+            except ValueError as e:
+                raise OptionError(f"{{{name}}} {{problem}}", problem=e) from None
+        if self.resume and self.results_path is None:
+            raise OptionError("{resume} needs {results_path}")
+        if self.sprt is None and (self.sprt_alpha is not None or self.sprt_beta is not None):
+            raise OptionError("{sprt_alpha} and {sprt_beta} need {sprt_pair}")
+        test = None if self.sprt is None else sprt_settings(self.sprt, self.sprt_alpha, self.sprt_beta)
+        object.__setattr__(self, "sprt_test", test)
+
+    @classmethod
+    def of(cls, options: ArenaOptions | None = None, **fields: Any) -> ArenaOptions:
+        """``options`` with ``fields`` replaced, or new options from ``fields`` alone."""
+        if options is None:
+            return cls(**fields)
+        if not isinstance(options, cls):
+            raise TypeError(f"options must be ArenaOptions, got {type(options).__name__}")
+        return dataclasses.replace(options, **fields) if fields else options
+
+    def run_config(self, names: list[str]) -> dict[str, Any]:
+        """The run's identity, as stored in the results file header: a resumed run must match it."""
+        config: dict[str, Any] = {"players": names, "games": self.games, "unit": self.unit, "seed": self.seed,
+                                  "duplicate": self.duplicate, "move_time": self.move_time}
+        if self.sprt_test is not None:  # only then, so files of runs without it resume as before
+            config["sprt"] = self.sprt_test.to_dict()
+        return config

@@ -1,0 +1,172 @@
+"""The numbers of one pairing, A against B, from its game lines (as in the results file).
+
+:func:`pairing_stats` counts wins, deals and forfeits from A's side and
+adds the intervals of :mod:`.stats`; :class:`PairingStats` holds them (and
+the verdict of a sequential stop) and writes them as JSON or a line of text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .stats import SPRT_H0, SPRT_H1, SprtResult, elo_from_score, los, ratio_interval, sprt, wilson_interval
+
+
+@dataclass
+class PairingStats:
+    """Result of A against B; every rate and net number is from A's side."""
+
+    a: str
+    b: str
+    games: int = 0
+    a_wins: int = 0
+    b_wins: int = 0
+    draws: int = 0
+    forfeits: int = 0
+    a_forfeits: int = 0
+    b_forfeits: int = 0
+    win_rate: float = float("nan")
+    win_rate_ci: tuple[float, float] = (0.0, 1.0)
+    deals: int = 0
+    a_deal_wins: int = 0
+    b_deal_wins: int = 0
+    drawn_deals: int = 0
+    deal_win_rate: float = float("nan")
+    deal_win_rate_ci: tuple[float, float] = (0.0, 1.0)
+    points_per_deal: float = float("nan")
+    points_per_deal_ci: tuple[float, float] = (float("nan"), float("nan"))
+    elo: float = float("nan")
+    elo_ci: tuple[float, float] = (float("nan"), float("nan"))
+    los: float = 0.5
+    unit: str = "match"
+    duplicate: bool = True
+    # Sequential stop (None unless the run had ``sprt``): verdict SPRT_H1, SPRT_H0
+    # or SPRT_UNDECIDED, the LLR at the last test, its (lower, upper) bounds,
+    # the settings, and the maximum number of games the run allowed.
+    sprt_verdict: str | None = None
+    sprt_llr: float | None = None
+    sprt_bounds: tuple[float, float] | None = None
+    sprt_elo: tuple[float, float] | None = None
+    sprt_alpha: float | None = None
+    sprt_beta: float | None = None
+    sprt_max_games: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON (strict: NaN and infinite values, e.g. the Elo of a 100% score, become None)."""
+        return {k: jsonable(v) for k, v in self.__dict__.items()}
+
+    def sprt(self, elo0: float = 0.0, elo1: float = 10.0, alpha: float = 0.05,
+             beta: float = 0.05) -> SprtResult:
+        """SPRT of "A is ``elo1`` stronger than B" (vs ``elo0``) on these games."""
+        return sprt(self.a_wins, self.draws, self.b_wins, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
+
+    def summary(self) -> str:
+        """The pairing in one line (two with a sequential stop)."""
+        lo, hi = self.win_rate_ci
+        units = "matches" if self.unit == "match" else "deals"
+        return (
+            f"{self.a} vs {self.b}: {self.games} {units}, win rate {percent(self.win_rate)} "
+            f"[{percent(lo)}, {percent(hi)}], deals won {percent(self.deal_win_rate)}, "
+            f"points/deal {self.points_per_deal:+.3f} [{self.points_per_deal_ci[0]:+.3f}, "
+            f"{self.points_per_deal_ci[1]:+.3f}], forfeits {self.a_forfeits}/{self.b_forfeits}"
+        ) + (f"\n{self.sprt_text()}" if self.sprt_verdict is not None else "")
+
+    def sprt_text(self) -> str:
+        """One line on the sequential stop ('' if the run had none)."""
+        if self.sprt_verdict is None or self.sprt_elo is None or self.sprt_bounds is None:
+            return ""
+        e0, e1 = self.sprt_elo
+        verdict = {
+            SPRT_H1: f"H1 accepted ({self.a} stronger than {self.b} by about {e1:g} Elo)",
+            SPRT_H0: f"H0 accepted ({self.a} not stronger than {self.b} by {e1:g} Elo)",
+        }.get(self.sprt_verdict, "undecided (maximum reached)")
+        units = "matches" if self.unit == "match" else "deals"
+        llr = round(self.sprt_llr or 0.0, 3) + 0.0  # no "-0.000"
+        return (
+            f"SPRT elo0 {e0:g} vs elo1 {e1:g} (alpha {self.sprt_alpha:g}, beta {self.sprt_beta:g}): "
+            f"{verdict} after {self.games} of at most {self.sprt_max_games} {units}, "
+            f"LLR {llr:+.3f} in [{self.sprt_bounds[0]:+.3f}, {self.sprt_bounds[1]:+.3f}]"
+        )
+
+
+def pairing_stats(
+    records: Sequence[Mapping[str, Any]], a: int, b: int, names: Sequence[str], unit: str, duplicate: bool
+) -> PairingStats:
+    """Statistics of the games between players ``a`` and ``b`` (records as in the JSONL file).
+
+    Points per deal get a cluster interval: the deals of one duplicate pair
+    (or one game) share cards and bots' states, so they are one cluster.
+    """
+    st = PairingStats(names[a], names[b], unit=unit, duplicate=duplicate)
+    net_by_cluster: dict[int, float] = {}
+    deals_by_cluster: dict[int, int] = {}
+    for r in records:
+        if {r["seats"][0], r["seats"][1]} == {a, b}:
+            net = _count_game(st, r, r["seats"].index(a))
+            c = r["cluster"]
+            net_by_cluster[c] = net_by_cluster.get(c, 0) + net
+            deals_by_cluster[c] = deals_by_cluster.get(c, 0) + len(r["deals"])
+    if st.games:
+        score = st.a_wins + 0.5 * st.draws
+        st.win_rate = score / st.games
+        st.win_rate_ci = wilson_interval(score, st.games)
+        st.elo = elo_from_score(st.win_rate)
+        st.elo_ci = (elo_from_score(st.win_rate_ci[0]), elo_from_score(st.win_rate_ci[1]))
+        st.los = los(st.a_wins, st.b_wins)
+    if st.deals:
+        dscore = st.a_deal_wins + 0.5 * st.drawn_deals
+        st.deal_win_rate = dscore / st.deals
+        st.deal_win_rate_ci = wilson_interval(dscore, st.deals)
+        keys = sorted(net_by_cluster)
+        r_, lo, hi = ratio_interval([net_by_cluster[k] for k in keys],
+                                    [deals_by_cluster[k] for k in keys])
+        st.points_per_deal, st.points_per_deal_ci = r_, (lo, hi)
+    return st
+
+
+def _count_game(st: PairingStats, r: Mapping[str, Any], seat_a: int) -> int:
+    """Add one game (A in ``seat_a``) to the counts of ``st``; return A's net game points."""
+    st.games += 1
+    w = r["winner"]
+    if w is None:
+        st.draws += 1
+    elif w == seat_a:
+        st.a_wins += 1
+    else:
+        st.b_wins += 1
+    if r["forfeit"] is not None:
+        st.forfeits += 1
+        if r["forfeit"]["seat"] == seat_a:
+            st.a_forfeits += 1
+        else:
+            st.b_forfeits += 1
+    net = 0
+    for d in r["deals"]:
+        dw = d["winner"]
+        if dw is None:
+            st.drawn_deals += 1
+        elif dw == seat_a:
+            st.a_deal_wins += 1
+            net += d["game_points"]
+        else:
+            st.b_deal_wins += 1
+            net -= d["game_points"]
+    st.deals += len(r["deals"])
+    return net
+
+
+def jsonable(v: Any) -> Any:
+    """``v`` for strict JSON: tuples become lists, NaN and infinities None."""
+    if isinstance(v, tuple | list):
+        return [jsonable(x) for x in v]
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def percent(x: float) -> str:
+    """A rate as ``"53.2%"`` (``"n/a"`` for NaN: no games)."""
+    return "n/a" if x != x else f"{100 * x:.1f}%"

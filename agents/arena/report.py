@@ -1,0 +1,160 @@
+"""The result of a round robin and its reports: text for the terminal, Markdown, JSON, PNG.
+
+:class:`RoundRobinResult` holds the numbers (from :func:`agents.arena.summarize`);
+this module only lays them out, so every report shows the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .pairing import PairingStats, jsonable, percent
+from .stats import Ratings
+
+RATING_HEAD = ["rank", "bot", "Elo", "95% CI", "games", "score"]
+PAIR_HEAD = ["A vs B", "games", "A win", "95% CI", "deals", "A deal win", "A pts/deal", "95% CI",
+             "forfeits A/B"]
+
+
+@dataclass
+class RoundRobinResult:
+    """All pairings of a round robin plus a Bradley-Terry rating of every bot."""
+
+    names: list[str]
+    config: dict[str, Any]
+    pairings: list[PairingStats]
+    ratings: Ratings
+    score: list[float] = field(default_factory=list)  # games won (draws half) per bot
+    games: list[int] = field(default_factory=list)  # games played per bot
+
+    def standings(self) -> list[int]:
+        """Player indices, best rating first."""
+        return sorted(range(len(self.names)), key=lambda i: -self.ratings.elo[i])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON summary (strict JSON: no NaN or infinities)."""
+        return {
+            "config": self.config,
+            "ratings": [
+                {
+                    "name": self.names[i],
+                    "elo": jsonable(self.ratings.elo[i]),
+                    "elo_ci": jsonable(self.ratings.intervals[i]),
+                    "games": self.games[i],
+                    "score": self.score[i],
+                }
+                for i in self.standings()
+            ],
+            "pairings": [p.to_dict() for p in self.pairings],
+        }
+
+    def table(self) -> str:
+        """A plain-text report for the terminal."""
+        sprt = self._sprt_lines()
+        return "\n".join(
+            [self.title(), "", text_table(RATING_HEAD, self._rating_rows()), "",
+             text_table(PAIR_HEAD, self._pairing_rows()), *(["", *sprt] if sprt else [])]
+        )
+
+    def markdown(self) -> str:
+        """The same report as Markdown tables."""
+        return "\n".join(
+            [f"**{self.title()}**", "", md_table(RATING_HEAD, self._rating_rows()), "",
+             md_table(PAIR_HEAD, self._pairing_rows()), "", *(f"{t}\n" for t in self._sprt_lines())]
+        )
+
+    def plot(self, path: str) -> None:
+        """PNG: ratings with 95% error bars, and the win-rate matrix."""
+        plot_round_robin(self, path)
+
+    def title(self) -> str:
+        """One line on how the run was played."""
+        c = self.config
+        unit = "matches to 7" if c.get("unit") == "match" else "single deals"
+        dup = "duplicate" if c.get("duplicate") else "not duplicate"
+        mt = f", {c['move_time']}s per move" if c.get("move_time") else ""
+        at_most = "at most " if c.get("sprt") else ""
+        return (f"Sixty-Six arena: {at_most}{c.get('games')} {unit} per pairing, {dup}, seed {c.get('seed')}"
+                f"{mt}")
+
+    def _rating_rows(self) -> list[list[str]]:
+        rows = []
+        for rank, i in enumerate(self.standings(), start=1):
+            lo, hi = self.ratings.intervals[i]
+            g = self.games[i]
+            rows.append([str(rank), self.names[i], f"{self.ratings.elo[i]:+.0f}", f"[{lo:+.0f}, {hi:+.0f}]",
+                         str(g), percent(self.score[i] / g if g else float("nan"))])
+        return rows
+
+    def _pairing_rows(self) -> list[list[str]]:
+        return [
+            [f"{p.a} vs {p.b}", str(p.games), percent(p.win_rate), _ci_pct(p.win_rate_ci), str(p.deals),
+             percent(p.deal_win_rate), f"{p.points_per_deal:+.3f}",
+             f"[{p.points_per_deal_ci[0]:+.3f}, {p.points_per_deal_ci[1]:+.3f}]",
+             f"{p.a_forfeits}/{p.b_forfeits}"]
+            for p in self.pairings
+        ]
+
+    def _sprt_lines(self) -> list[str]:
+        return [t for t in (p.sprt_text() for p in self.pairings) if t]
+
+
+def _ci_pct(ci: tuple[float, float]) -> str:
+    return f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+def text_table(head: list[str], rows: list[list[str]]) -> str:
+    """Left-aligned columns under a dashed rule."""
+    widths = [max(len(h), *(len(r[k]) for r in rows)) if rows else len(h) for k, h in enumerate(head)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    lines = [fmt.format(*head), fmt.format(*("-" * w for w in widths))]
+    lines += [fmt.format(*r) for r in rows]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def md_table(head: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(" --- " for _ in head) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def plot_round_robin(result: RoundRobinResult, path: str) -> None:
+    """Write the ratings (95% error bars) and the win-rate matrix of ``result`` as a PNG."""
+    import matplotlib  # only here: slow to import, and the backend must be set first
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = result.names
+    order = result.standings()[::-1]
+    n = len(names)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, max(3.0, 0.5 * n + 2)))
+    elo = [result.ratings.elo[i] for i in order]
+    ci = [result.ratings.intervals[i] for i in order]
+    err = [[e - lo for e, (lo, _) in zip(elo, ci, strict=True)],
+           [hi - e for e, (_, hi) in zip(elo, ci, strict=True)]]
+    ax1.errorbar(elo, range(n), xerr=err, fmt="o", capsize=4)
+    ax1.set_yticks(range(n), [names[i] for i in order])
+    ax1.axvline(0, color="grey", lw=0.5)
+    ax1.set_xlabel("Elo (Bradley-Terry, mean 0), 95% interval")
+    mat = np.full((n, n), np.nan)
+    for p in result.pairings:
+        i, j = names.index(p.a), names.index(p.b)
+        mat[i, j], mat[j, i] = p.win_rate, 1 - p.win_rate
+    im = ax2.imshow(mat, vmin=0, vmax=1, cmap="RdYlGn")
+    ax2.set_xticks(range(n), names, rotation=45, ha="right")
+    ax2.set_yticks(range(n), names)
+    for i in range(n):
+        for j in range(n):
+            if not math.isnan(mat[i, j]):
+                ax2.text(j, i, f"{mat[i, j]:.2f}", ha="center", va="center", fontsize=8)
+    ax2.set_title("win rate of row against column")
+    fig.colorbar(im, ax=ax2, fraction=0.046)
+    fig.suptitle(result.title(), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,1 @@
+"""Search on determinized worlds: the exact solver, PIMC building blocks, opponent inference."""

@@ -1,0 +1,42 @@
+"""Random phase-2 positions for the solver's tests and benchmarks."""
+
+from __future__ import annotations
+
+import random
+
+from sixtysix_env.actions import CLOSE, DECLARE, actions_of
+from sixtysix_env.deals import deal
+from sixtysix_env.engine import DRAW, FOLLOW, LEAD, OVER, TALON_OPEN, State
+
+
+def random_position(
+    rng: random.Random, hand_size: int = 6, closed: bool = False, window: int = LEAD
+) -> State:
+    """A random phase-2 position for tests and benchmarks.
+
+    Plays random legal moves (never declaring) from a fresh deal until the
+    talon is spent, or until someone closes it when ``closed``; then on in
+    phase 2 until the player to act holds ``hand_size`` cards in ``window``
+    (LEAD or FOLLOW). Retries with new deals when a deal ends first.
+    """
+    if not 1 <= hand_size <= 6 or window not in (LEAD, FOLLOW):
+        raise ValueError("hand_size must be 1..6 and window LEAD or FOLLOW")
+    while True:
+        s = deal(rng)
+        while s.window != OVER:
+            mask = s.legal_mask() & ~(1 << DECLARE)
+            if not closed:
+                mask &= ~(1 << CLOSE)
+            elif s.talon_open and s.window in (LEAD, DRAW) and mask >> CLOSE & 1 and rng.random() < 0.3:
+                mask = 1 << CLOSE
+            if mask == 0:
+                mask = s.legal_mask()
+            if (
+                s.talon_phase != TALON_OPEN
+                and s.window == window
+                and s.marriage_suit < 0
+                and s.hands[s.to_act].bit_count() == hand_size
+                and (s.closed_by >= 0) == closed
+            ):
+                return s
+            s.apply_unchecked(rng.choice(actions_of(mask)))

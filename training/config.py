@@ -1,0 +1,297 @@
+"""The run configuration: one dataclass, YAML files, ``key=value`` overrides, checks, ``--help``.
+
+Every knob of ``train.py`` is a field of :class:`Config` declared with
+:func:`knob`, which keeps its help text next to it; ``configs/*.yaml`` set
+fields, the command line overrides them (``--total-steps 1000``,
+``--total-steps=1000`` or ``total_steps=1000``). A wrong key, type or value
+is a :class:`ConfigError` that names the key, so a typo never trains for an
+hour with a default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from agents import parse_spec
+from agents.rules import ASSIST_MODES, assist_mode
+from sixtysix_env.vector import EPISODES
+
+VALUE_TEACHER = "pimc-values"  # the teacher that distils PIMC's action values (not a bot spec)
+OPPONENT_PREFIX = "opp_"  # opp_<kind>: the weight of the tables against that opponent kind
+
+T = TypeVar("T")
+
+
+def knob(default: T, help: str) -> T:
+    """A config field with its ``--help`` text (lists get a fresh copy per Config)."""
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata={"help": help})  # type: ignore[return-value]
+    return field(default=default, metadata={"help": help})  # type: ignore[no-any-return]
+
+
+@dataclass
+class Config:
+    """Every knob of a run; configs/*.yaml set these keys, the command line overrides them."""
+
+    # --- the run
+    name: str = knob("default", "run name: logs and checkpoints go to <run_dir>/<name>/")
+    run_dir: str = knob("runs", "parent folder of the run folders")
+    seed: int = knob(1, "seeds the deals, the network initialisation and the sampling")
+    total_steps: int = knob(2_000_000, "environment steps (decisions at all tables, opponents' "
+                            "included) to train for; the learning-rate and teacher schedules end here")
+    stop_steps: int = knob(0, "stop once this many environment steps are done, the schedules still "
+                           "running to total_steps (0: total_steps); how a run stopped by hand is redone")
+    # --- the tables
+    num_envs: int = knob(128, "tables stepped together; the network sees batches of this size")
+    rollout_steps: int = knob(64, "steps per table between two updates (a batch is num_envs * "
+                              "rollout_steps decisions)")
+    episode: str = knob("match", "'match': tables play whole matches (deal rewards, every match score "
+                        "seen); 'deal': 0:0 deals")
+    # --- PPO
+    learning_rate: float = knob(1e-3, "Adam step size")
+    anneal_lr: bool = knob(True, "decay the learning rate linearly to 0 over total_steps")
+    gamma: float = knob(1.0, "discount per own decision (a deal is short and its reward comes at the end)")
+    gae_lambda: float = knob(0.95, "GAE lambda")
+    update_epochs: int = knob(4, "passes over each batch")
+    num_minibatches: int = knob(4, "minibatches per pass")
+    # --- the loss
+    clip_coef: float = knob(0.2, "PPO ratio clipping")
+    ent_coef: float = knob(0.003, "entropy bonus weight")
+    vf_coef: float = knob(0.5, "value loss weight")
+    max_grad_norm: float = knob(0.5, "gradient norm clipping")
+    target_kl: float = knob(0.0, "stop an update's epochs early once the approximate KL passes this "
+                            "(0: never)")
+    # --- the networks
+    hidden: list[int] = knob([256, 256], "policy MLP hidden sizes")
+    critic_hidden: list[int] = knob([256, 256], "critic MLP hidden sizes")
+    full_critic: bool = knob(True, "the critic sees the full state (encode_full: opponent's hand, "
+                             "talon); the policy never does")
+    # --- what the network does not learn: scripted moves, and the teacher
+    assist: str = knob("full", "'full': the policy's seats play obvious moves by rule and the exact "
+                       "solver once the talon is spent (agents.rules.scripted_action, as the ppo bot "
+                       "does by default); 'rules': obvious moves only (the network learns the endgame, "
+                       "to play with no search); 'none': nothing scripted. Scripted moves are not "
+                       "learner steps, so learning is about the real choices. (true/false in older "
+                       "configs mean 'full'/'none'.)")
+    teacher: str = knob(VALUE_TEACHER, "kickstarting teacher, so PPO starts from sensible play: "
+                        "'pimc-values' regresses the centred logits (times teacher_temp) on PIMC's "
+                        "action values in one sampled world (their average over worlds is what pimc "
+                        "maximises: a distillation of pimc); an agent spec ('heuristic') pulls the "
+                        "policy towards that bot's action by cross-entropy; '' for none")
+    teacher_temp: float = knob(0.05, "'pimc-values': game points per logit, so the distilled policy "
+                               "is softmax(values / temp)")
+    teacher_frac: float = knob(1.0, "fraction of the learner's rows the teacher labels (its labels "
+                               "cost most of the time)")
+    teacher_workers: int = knob(2, "processes that compute teacher labels while the main process "
+                                "plays (0: the main process)")
+    teacher_coef: float = knob(10.0, "initial weight of the teacher term")
+    teacher_steps: int = knob(1_600_000, "environment steps over which the teacher weight decays "
+                              "linearly to teacher_min")
+    teacher_min: float = knob(10.0, "teacher weight after teacher_steps (equal to teacher_coef: a "
+                              "constant weight; 0: the teacher fades out and PPO alone goes on)")
+    torch_threads: int = knob(1, "torch.set_num_threads for the whole run")
+    # --- the opponents (training.opponents.KINDS: one opp_<kind> weight each)
+    opp_self: float = knob(0.45, "weight of self-play tables (the current policy in both seats, "
+                           "both learn)")
+    opp_snapshot: float = knob(0.15, "weight of tables against a frozen past snapshot of the policy")
+    opp_random: float = knob(0.0, "weight of tables against uniformly random legal play")
+    opp_heuristic: float = knob(0.4, "weight of tables against agents' 'heuristic' bot (slow: keep small)")
+    opp_pimc: float = knob(0.0, "weight of tables against the pimc bot (very slow: keep tiny or 0)")
+    pimc_spec: str = knob("pimc:worlds=8", "agent spec of the pimc opponent in training")
+    # --- the snapshot pool
+    snapshot_every: int = knob(10, "updates between two snapshots added to the pool")
+    snapshot_pool: int = knob(20, "most recent snapshots kept")
+    # --- evaluation, checkpoints, logs
+    eval_every: int = knob(0, "environment steps between evaluations (also one at the end; 0: only "
+                           "at the end)")
+    eval_random_games: int = knob(20, "matches against 'random' per evaluation (duplicate pairs)")
+    eval_heuristic_games: int = knob(200, "matches against 'heuristic' per evaluation (duplicate pairs)")
+    eval_pimc_games: int = knob(0, "matches against pimc per evaluation (slow)")
+    eval_pimc_spec: str = knob("pimc", "agent spec of the pimc evaluation opponent")
+    checkpoint_every: int = knob(20, "updates between two writes of last.pt (also written at the end)")
+    progress: bool = knob(True, "show a tqdm progress bar")
+    tensorboard: bool = knob(True, "write TensorBoard event files to the run folder")
+
+    def opponent_weights(self) -> dict[str, float]:
+        """Kind name -> weight of its tables, from the ``opp_<kind>`` fields."""
+        return {f.name[len(OPPONENT_PREFIX):]: getattr(self, f.name)
+                for f in dataclasses.fields(self) if f.name.startswith(OPPONENT_PREFIX)}
+
+    def end_steps(self) -> int:
+        """The environment step at which the run stops (``stop_steps`` or ``total_steps``)."""
+        return min(self.stop_steps or self.total_steps, self.total_steps)
+
+
+class ConfigError(ValueError):
+    """A bad config file, key, type or command-line override."""
+
+
+_TYPES = typing.get_type_hints(Config)
+_FIELDS = {f.name for f in dataclasses.fields(Config)}
+_POSITIVE = ("total_steps", "num_envs", "rollout_steps", "update_epochs", "num_minibatches",
+             "torch_threads", "snapshot_every", "snapshot_pool", "checkpoint_every", "teacher_steps")
+
+
+def _fits(want: Any, value: Any) -> bool:
+    """Whether ``value`` has the field type ``want`` (bools are not ints here)."""
+    if want is bool:
+        return isinstance(value, bool)
+    if want is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if want is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if want is str:
+        return isinstance(value, str)
+    return isinstance(value, list) and all(_fits(int, v) for v in value)  # list[int]
+
+
+def _check_value(key: str, value: Any) -> Any:
+    """``value`` for ``key`` if its type fits the field (ints pass as floats), else ConfigError."""
+    if key == "assist" and isinstance(value, bool):  # configs and checkpoints from before the modes
+        value = assist_mode(value)
+    want = _TYPES[key]
+    if want is float and isinstance(value, str):  # YAML 1.1 reads "3e-4" (no dot) as a string
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    if not _fits(want, value):
+        tname = getattr(want, "__name__", str(want))
+        raise ConfigError(f"config key {key!r} must be {tname}, got {value!r} ({type(value).__name__})")
+    return float(value) if want is float else value
+
+
+def _validate(cfg: Config) -> Config:
+    """``cfg`` if its values make a run, else a ConfigError naming the key."""
+    for key in _POSITIVE:
+        if getattr(cfg, key) < 1:
+            raise ConfigError(f"config key {key!r} must be >= 1, got {getattr(cfg, key)}")
+    if cfg.stop_steps < 0:
+        raise ConfigError(f"config key 'stop_steps' must be >= 0, got {cfg.stop_steps}")
+    if cfg.assist not in ASSIST_MODES:
+        raise ConfigError(f"config key 'assist' must be one of {ASSIST_MODES}, got {cfg.assist!r}")
+    if cfg.episode not in EPISODES:
+        raise ConfigError(f"config key 'episode' must be one of {EPISODES}, got {cfg.episode!r}")
+    if cfg.teacher_coef < 0 or cfg.teacher_min < 0:
+        raise ConfigError("config keys 'teacher_coef' and 'teacher_min' must be >= 0")
+    if cfg.teacher_workers < 0:
+        raise ConfigError(f"config key 'teacher_workers' must be >= 0, got {cfg.teacher_workers}")
+    if not cfg.teacher_temp > 0 or not 0 < cfg.teacher_frac <= 1:
+        raise ConfigError("config keys need teacher_temp > 0 and 0 < teacher_frac <= 1")
+    if cfg.teacher and cfg.teacher != VALUE_TEACHER:
+        try:
+            parse_spec(cfg.teacher)
+        except ValueError as e:
+            raise ConfigError(f"config key 'teacher': {VALUE_TEACHER!r}, '' or an agent spec; {e}") from None
+    weights = list(cfg.opponent_weights().values())
+    if min(weights) < 0 or sum(weights) <= 0:
+        raise ConfigError(f"opponent weights opp_* must be >= 0 with a positive sum, got {weights}")
+    if not cfg.hidden or not cfg.critic_hidden or min(cfg.hidden + cfg.critic_hidden) < 1:
+        raise ConfigError("config keys 'hidden' and 'critic_hidden' must be non-empty lists of positive ints")
+    if not cfg.name or "/" in cfg.name:
+        raise ConfigError(f"config key 'name' must be a plain folder name, got {cfg.name!r}")
+    return cfg
+
+
+def config_from_dict(data: dict[str, Any], base: Config | None = None, where: str = "config") -> Config:
+    """``base`` (default: the defaults) with the keys of ``data`` set, type-checked."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where} must be a mapping of keys to values, got {type(data).__name__}")
+    values = dataclasses.asdict(base if base is not None else Config())
+    for key, value in data.items():
+        if key not in _FIELDS:
+            raise ConfigError(f"unknown config key {key!r} in {where} (known: {', '.join(sorted(_FIELDS))})")
+        values[key] = _check_value(key, value)
+    return _validate(Config(**values))
+
+
+def load_config(path: str | Path) -> Config:
+    """A config file (YAML mapping) on top of the defaults."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except OSError as e:
+        raise ConfigError(f"cannot read config file {path}: {e}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"config file {path} is not valid YAML: {e}") from None
+    return config_from_dict(data, where=str(path))
+
+
+def parse_overrides(args: list[str]) -> dict[str, Any]:
+    """``--total-steps 1000``, ``--total-steps=1000`` or ``total_steps=1000`` -> {key: value}.
+
+    Values are read as YAML scalars/lists (``true``, ``3e-4``, ``[64,64]``);
+    a string field keeps the text as given.
+    """
+    out: dict[str, Any] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg.startswith("--"):
+            key, eq, text = arg[2:].partition("=")
+            if not eq:
+                if i + 1 >= len(args):
+                    raise ConfigError(f"override {arg} needs a value")
+                text = args[i + 1]
+                i += 1
+        elif "=" in arg:
+            key, _, text = arg.partition("=")
+        else:
+            raise ConfigError(f"cannot read argument {arg!r}: use --key value or key=value")
+        key = key.replace("-", "_")
+        if key not in _FIELDS:
+            raise ConfigError(f"unknown config key {key!r} on the command line")
+        out[key] = _check_value(key, text if _TYPES[key] is str else _yaml_value(key, text))
+        i += 1
+    return out
+
+
+def _yaml_value(key: str, text: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise ConfigError(f"cannot read the value {text!r} of {key!r}") from None
+
+
+@dataclass
+class CommandLine:
+    """What ``train.py``'s arguments ask for: the config file, the overrides, resume or help."""
+
+    config: Config
+    overrides: dict[str, Any]
+    resume: bool = False
+
+
+def parse_command_line(args: list[str], default_config: Path) -> CommandLine:
+    """``[--config FILE] [--resume] [--key value | key=value ...]`` -> the run's config.
+
+    The config file (``default_config`` if none) sets the keys, the
+    overrides go on top; a resumed run later takes the checkpoint's config
+    with the same overrides (see ``train.py``)."""
+    args = list(args)
+    resume = "--resume" in args
+    args = [a for a in args if a != "--resume"]
+    path: str | Path = default_config
+    for i, a in enumerate(args):
+        if a == "--config" or a.startswith("--config="):
+            if a == "--config" and i + 1 >= len(args):
+                raise ConfigError("--config needs a file")
+            path = a[len("--config="):] if "=" in a else args[i + 1]
+            del args[i:i + (1 if "=" in a else 2)]
+            break
+    overrides = parse_overrides(args)
+    return CommandLine(config_from_dict(overrides, base=load_config(path), where="the command line"),
+                       overrides, resume)
+
+
+def help_text() -> str:
+    """One line per config key: ``--key (default): help``, from the fields' help."""
+    defaults = dataclasses.asdict(Config())
+    return "\n".join(f"  --{f.name.replace('_', '-')} ({defaults[f.name]!r}): {f.metadata['help']}"
+                     for f in dataclasses.fields(Config))

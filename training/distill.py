@@ -1,0 +1,417 @@
+"""Phase distillation: an exact-endgame (or closed-talon) network for a trained PPO policy.
+
+Usage::
+
+    python -m training.distill runs/rules24/last.pt runs/eg/ppo.pt           # defaults below
+    python -m training.distill IN.pt OUT.pt --deals 100000 --data rows1.npz   # collect, keep rows
+    python -m training.distill IN.pt OUT.pt --data rows1.npz rows2.npz --epochs 10   # fit only
+    python -m training.distill NEWER.pt OUT.pt --endgame-from OLD_OUT.pt   # reuse a network
+    python -m training.distill EG.pt OUT.pt --phase closed --worlds 16    # the closed-talon network
+
+Why: once the talon is spent the view fixes every card, so the exact solver
+(:mod:`agents.search.solver`) knows the value of every move. PPO with the
+``pimc-values`` teacher (``train.py``, ``assist: rules``) sees those labels
+too, but its one network also has to play the rest of the deal, and it
+misses the best endgame move noticeably often (the numbers are in
+``agents/checkpoints/README.md``). This tool trains a second network
+(:class:`agents.nets.PhaseNet`) for that phase alone, and leaves the policy
+as it is:
+
+1. **Collect** (``--workers`` processes): deals played by the policy itself
+   (sampled, plus ``--explore`` uniformly random moves so the positions are
+   not only the policy's favourites), at random match scores; each endgame
+   is played out ``--lines`` times from where the talon ran out. Every
+   non-obvious decision with the talon spent (lead, follow, final) is a row,
+   labelled with the solver's value of every legal action. ``--data FILE``
+   keeps the rows (``.npz``); given files that exist, the rows are read
+   (several files are joined) and nothing is played.
+2. **Fit** the network by minibatch Adam: cross-entropy of its masked policy
+   against ``softmax(values / --tau)``, so the best move gets almost all the
+   mass. Repeated positions are dropped; every training row is renamed by a
+   random permutation of the four suits, which changes nothing in the rules
+   (24 times the data, :func:`sixtysix_env.observation.suit_permutation`).
+   The rows of the last collect jobs (a twentieth, other deals) are held
+   out; the held-out share of optimal moves and the regret (game points lost
+   per decision) of the policy and of the new network are printed.
+3. **Write** the input checkpoint, optimizer and snapshot pool left out, with
+   the network added under ``"endgame"``, atomically.
+
+The result plays as ``ppo:OUT.pt,assist=rules``: still one forward pass per
+decision, no search at play time.
+
+``--phase closed`` does the same for the positions after a close while the
+talon still holds cards (:func:`agents.rules.is_closed_view`), where the
+policy plays worse than ``pimc``. No world is certain there, so a row's
+label is the solver's value of every move averaged over ``--worlds`` worlds
+sampled from the player's view: PIMC's values, which a network can learn
+once instead of searching at every decision. The lines are replayed from
+the close, and the network is written under ``"closed"``, next to the
+input's endgame network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import random
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from itertools import permutations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from agents import checkpoint
+from agents.nets import PhaseNet, masked_log_softmax, masked_logits
+from agents.neural import PPOAgent
+from agents.play import play_deal
+from agents.rules import is_closed_view, is_endgame_view, obvious_action
+from agents.search.solver import Solver
+from sixtysix_env.actions import N_ACTIONS, actions_of
+from sixtysix_env.cards import N_SUITS
+from sixtysix_env.deals import deal
+from sixtysix_env.engine import MATCH_TARGET, State
+from sixtysix_env.knowledge import PlayerView, sample_state
+from sixtysix_env.observation import OBS_SIZE, encode, mask_to_array, suit_permutation
+from sixtysix_env.seeding import derive_seed
+
+ROW_KEYS = ("obs", "legal", "values")
+
+
+def is_phase_row(v: PlayerView, phase: str) -> bool:
+    """A decision of ``phase`` the policy really makes: talon spent (``"spent"``)
+    or closed with cards left (``"closed"``), not an obvious move (those are
+    played by rule; a single legal move is one)."""
+    in_phase = is_endgame_view(v) if phase == "spent" else is_closed_view(v)
+    return in_phase and obvious_action(v) is None
+
+
+def row_values(s: State, v: PlayerView, phase: str, worlds: int, solver: Solver,
+               rng: random.Random) -> np.ndarray:
+    """The label of one row: the solver's value of every legal action (0
+    elsewhere), in the true state (``"spent"``: the view fixes it) or
+    averaged over ``worlds`` worlds sampled from the view (``"closed"``)."""
+    row = np.zeros(N_ACTIONS, np.float32)
+    if phase == "spent":
+        for a, x in solver.action_values(s).items():
+            row[a] = x
+        return row
+    for _ in range(worlds):
+        for a, x in solver.action_values(sample_state(v, rng)).items():
+            row[a] += x
+        solver.clear()
+    return row / worlds
+
+
+class _Rows:
+    """The play hook of :func:`collect`: records the rows of ``phase`` (and the
+    state where the phase began, to replay lines from), and plays a random
+    move instead of the policy's with chance ``explore``."""
+
+    def __init__(self, phase: str, worlds: int, explore: float, rng: random.Random) -> None:
+        self.phase, self.worlds, self.explore, self.rng = phase, worlds, explore, rng
+        self.solver = Solver()
+        self.obs: list[np.ndarray] = []
+        self.legal: list[int] = []
+        self.values: list[np.ndarray] = []
+        self.root: State | None = None
+
+    def __call__(self, s: State, v: PlayerView) -> int | None:
+        if self.root is None and (s.stock == 0 if self.phase == "spent" else s.closed_by >= 0):
+            self.root = s.clone()
+        if is_phase_row(v, self.phase):
+            self.values.append(row_values(s, v, self.phase, self.worlds, self.solver, self.rng))
+            self.obs.append(encode(v))
+            self.legal.append(v.legal_mask)
+        legal = v.legal_mask
+        if legal & (legal - 1) and self.rng.random() < self.explore:
+            return self.rng.choice(actions_of(legal))
+        return None  # the policy plays
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        n = len(self.obs)
+        return {"obs": np.stack(self.obs) if n else np.zeros((0, OBS_SIZE), np.float32),
+                "legal": mask_to_array(np.array(self.legal, np.int64)),
+                "values": np.stack(self.values) if n else np.zeros((0, N_ACTIONS), np.float32)}
+
+
+def collect(ckpt_path: str, seed: int, deals: int, explore: float, lines: int = 1,
+            phase: str = "spent", worlds: int = 16) -> dict[str, np.ndarray]:
+    """Play ``deals`` deals with the checkpoint's policy; return the rows of ``phase``.
+
+    The rest of each deal that reaches the phase is played out ``lines``
+    times from the moment the talon is spent (or closed) (the moves are
+    sampled, so the lines differ): a row then costs a few policy moves
+    instead of a deal.
+    """
+    agent = PPOAgent(checkpoint.policy_from(checkpoint.load(ckpt_path), ckpt_path), greedy=False, seed=seed,
+                     assist="rules")
+    rng = random.Random(seed)
+    rows = _Rows(phase, worlds, explore, rng)
+    for _ in range(deals):
+        scores = (rng.randrange(MATCH_TARGET), rng.randrange(MATCH_TARGET))
+        rows.root = None
+        play_deal(deal(rng.randrange(1 << 62), match_scores=scores), (agent, agent), rows)
+        for _line in range(lines - 1):
+            if rows.root is None:
+                break
+            play_deal(rows.root.clone(), (agent, agent), rows)
+        rows.solver.clear()
+    return rows.arrays()
+
+
+def phase_loss(logits: torch.Tensor, values: torch.Tensor, legal: torch.Tensor,
+               tau: float) -> torch.Tensor:
+    """Cross-entropy against ``softmax(values / tau)`` over the legal actions."""
+    target = masked_log_softmax(values / tau, legal).exp()
+    logp = masked_log_softmax(logits, legal)
+    return -(target * logp.masked_fill(~legal, 0.0)).sum(1).mean()
+
+
+@torch.no_grad()
+def phase_quality(net: torch.nn.Module, obs: torch.Tensor, legal: torch.Tensor,
+                  values: torch.Tensor) -> tuple[float, float]:
+    """(share of greedy moves that are optimal, mean regret in game points)."""
+    if len(obs) == 0:
+        return float("nan"), float("nan")
+    a = masked_logits(net(obs), legal).argmax(1)
+    best = masked_logits(values, legal).max(1).values
+    regret = best - values.gather(1, a[:, None])[:, 0]
+    return float((regret == 0).float().mean()), float(regret.mean())
+
+
+def gather(args: argparse.Namespace) -> dict[str, np.ndarray]:
+    """Run :func:`collect` in ``args.workers`` processes, ``args.chunk`` deals a job."""
+    n_jobs = -(-args.deals // args.chunk)
+    jobs = [(args.checkpoint, derive_seed(args.seed, "collect", i),
+             min(args.chunk, args.deals - i * args.chunk), args.explore, args.lines, args.phase, args.worlds)
+            for i in range(n_jobs)]
+    parts: list[dict[str, np.ndarray]] = []
+    bar = tqdm(total=args.deals, unit="deal", desc="collect", disable=not args.progress)
+    with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for part, job in zip(pool.map(collect, *zip(*jobs, strict=True)), jobs, strict=True):
+            parts.append(part)
+            bar.update(job[2])
+    bar.close()
+    return join(parts)
+
+
+def join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Several sets of rows as one, in order."""
+    return {k: np.concatenate([p[k] for p in parts]) for k in ROW_KEYS}
+
+
+def load_rows(path: Path, phase: str = "spent") -> dict[str, np.ndarray]:
+    """Rows saved by an earlier run (``--data``); a bad file, or one of the
+    other phase, is a clear error (files without a phase are "spent")."""
+    try:
+        with np.load(path) as f:
+            rows = {k: f[k] for k in ROW_KEYS}
+            stored = str(f["phase"]) if "phase" in f.files else "spent"
+    except Exception as e:  # missing keys, not an npz, truncated
+        raise ValueError(f"--data {path} is not a file of endgame rows: {e}") from None
+    if stored != phase:
+        raise ValueError(f"--data {path} holds rows of --phase {stored}, not {phase}")
+    n = len(rows["obs"])
+    if rows["obs"].shape != (n, OBS_SIZE) or rows["legal"].shape != (n, N_ACTIONS) \
+            or rows["values"].shape != (n, N_ACTIONS):
+        raise ValueError(f"--data {path}: rows do not fit this version's observation size {OBS_SIZE}")
+    return rows
+
+
+def save_rows(rows: dict[str, np.ndarray], path: Path, phase: str) -> None:
+    """Write ``rows`` (with their phase) atomically, for a later ``--data``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, phase=np.array(phase), **rows)
+    tmp.replace(path)
+
+
+def unique_rows(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The rows with repeated observations dropped (the replayed lines of a
+    deal start from the same position), first occurrences kept in order."""
+    seen: set[bytes] = set()
+    keep = []
+    for i, x in enumerate(rows["obs"]):
+        b = x.tobytes()
+        if b not in seen:
+            seen.add(b)
+            keep.append(i)
+    return {k: v[keep] for k, v in rows.items()}
+
+
+def fit(net: torch.nn.Module, rows: dict[str, np.ndarray], args: argparse.Namespace,
+        policy: torch.nn.Module | None = None) -> tuple[float, float]:
+    """Minibatch Adam on :func:`phase_loss`, learning rate decayed linearly to 0.
+
+    The last twentieth of the rows (the last collect jobs: other deals than
+    the rest) is held out; each training row is renamed by a random suit
+    permutation unless ``--no-augment``. Prints the held-out quality of
+    ``policy`` (for comparison) and of ``net`` after each epoch; returns
+    ``net``'s last (optimal share, regret).
+    """
+    g = torch.Generator().manual_seed(args.seed)
+    rows = unique_rows(rows)
+    data = [torch.as_tensor(rows[k]) for k in ROW_KEYS]
+    n = len(data[0])
+    n_test = max(1, n // 20)
+    test = [t[n - n_test:] for t in data]
+    train_rows = [t[:n - n_test] for t in data]
+    perms = [suit_permutation(p) for p in permutations(range(N_SUITS))]
+    obs_src = torch.as_tensor(np.stack([p[0] for p in perms]))
+    act_src = torch.as_tensor(np.stack([p[1] for p in perms]))
+    print(f"distinct rows: {n}, held out: {n_test}")
+    if policy is not None:
+        acc, reg = phase_quality(policy, *test)
+        print(f"held-out, the policy: optimal {acc:.1%}, regret {reg:.4f} pts/decision")
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+    m = len(train_rows[0])
+    per_epoch = max(1, m // args.batch)
+    total = args.epochs * per_epoch
+    bar = tqdm(total=total, unit="batch", desc="fit", disable=not args.progress)
+    acc = reg = float("nan")
+    for epoch in range(args.epochs):
+        order = torch.randperm(m, generator=g)
+        for i in range(per_epoch):
+            for group in opt.param_groups:
+                group["lr"] = args.lr * (1 - (epoch * per_epoch + i) / total)
+            obs, legal, values = (t[order[i * args.batch:(i + 1) * args.batch]] for t in train_rows)
+            if args.augment:
+                k = torch.randint(len(perms), (len(obs),), generator=g)
+                obs = obs.gather(1, obs_src[k])
+                legal, values = legal.gather(1, act_src[k]), values.gather(1, act_src[k])
+            loss = phase_loss(net(obs), values, legal, args.tau)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            bar.update(1)
+        acc, reg = phase_quality(net, *test)
+        bar.write(f"epoch {epoch + 1}: held-out optimal {acc:.1%}, regret {reg:.4f} pts/decision")
+    bar.close()
+    return acc, reg
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line; bad values are argparse errors that name the flag."""
+    p = argparse.ArgumentParser(prog="python -m training.distill",
+                                description=(__doc__ or "").split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("checkpoint", help="a train.py checkpoint (last.pt, best.pt or a policy file)")
+    p.add_argument("out", help="where to write the checkpoint with its endgame network")
+    p.add_argument("--deals", type=int, default=60_000, help="deals to play for rows (default 60000)")
+    p.add_argument("--phase", choices=tuple(checkpoint.PHASE_KEYS), default="spent",
+                   help="the network to make: 'spent' (talon spent, the default) or "
+                        "'closed' (talon closed with cards left in it)")
+    p.add_argument("--worlds", type=int, default=16,
+                   help="worlds sampled from the view to label a closed-talon row (default 16)")
+    p.add_argument("--lines", type=int, default=6, help="endgame lines played per deal (default 6)")
+    p.add_argument("--explore", type=float, default=0.1, help="share of random moves (default 0.1)")
+    p.add_argument("--chunk", type=int, default=1000, help="deals per collect job (default 1000)")
+    p.add_argument("--data", type=Path, nargs="+", default=[],
+                   help="row files (.npz): read and joined if they all exist; "
+                        "one missing file is collected and written")
+    p.add_argument("--hidden", type=int, nargs="+", default=[512, 512, 256],
+                   help="hidden layer sizes of the endgame network (default 512 512 256)")
+    p.add_argument("--endgame-from", type=Path, metavar="CKPT",
+                   help="copy CKPT's network of --phase instead of collecting and fitting one "
+                        "(it depends on no policy: a newer policy can reuse it)")
+    p.add_argument("--half", action="store_true",
+                   help="store all networks in float16: half the file size, play all but unchanged")
+    p.add_argument("--no-augment", dest="augment", action="store_false",
+                   help="do not rename suits at random while fitting")
+    p.add_argument("--tau", type=float, default=0.25, help="target temperature in game points")
+    p.add_argument("--epochs", type=int, default=8)
+    p.add_argument("--batch", type=int, default=512)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--workers", type=int, default=2, help="collect processes (default 2)")
+    p.add_argument("--threads", type=int, default=2, help="torch threads for the fit")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--no-progress", dest="progress", action="store_false")
+    a = p.parse_args(argv)
+    for name in ("deals", "lines", "worlds", "chunk", "epochs", "batch", "workers", "threads"):
+        if getattr(a, name) < 1:
+            p.error(f"--{name} must be at least 1, got {getattr(a, name)}")
+    if any(h < 1 for h in a.hidden):
+        p.error(f"--hidden sizes must be at least 1, got {a.hidden}")
+    if not 0.0 <= a.explore <= 1.0:
+        p.error(f"--explore must be in [0, 1], got {a.explore}")
+    if a.tau <= 0 or a.lr <= 0:
+        p.error(f"--tau and --lr must be positive, got {a.tau} and {a.lr}")
+    return a
+
+
+def read_rows(args: argparse.Namespace) -> dict[str, np.ndarray] | None:
+    """The rows of ``--data`` if every file exists, None when they are to be collected."""
+    missing = [f for f in args.data if not f.exists()]
+    if missing and len(args.data) > 1:
+        raise ValueError(f"--data: {', '.join(map(str, missing))} missing; "
+                         "only a single new file is collected")
+    if not args.data or missing:
+        return None
+    return join([load_rows(f, args.phase) for f in args.data])
+
+
+def fit_new(args: argparse.Namespace, rows: dict[str, np.ndarray] | None,
+            policy: torch.nn.Module) -> PhaseNet | None:
+    """Collect rows (unless given) and fit a new network; None (after an error
+    message) when there are too few rows."""
+    if rows is None:
+        rows = gather(args)
+        if args.data:
+            save_rows(rows, args.data[0], args.phase)
+    print(f"rows: {len(rows['obs'])}" + "".join(f" {f}" for f in args.data))
+    if len(rows["obs"]) < 2:
+        print("error: too few endgame rows to fit; play more --deals", file=sys.stderr)
+        return None
+    net = PhaseNet(args.hidden)
+    fit(net, rows, args, policy=policy)
+    return net
+
+
+def record(args: argparse.Namespace, source: dict[str, Any] | None) -> dict[str, Any]:
+    """How the network was made (stored next to it): the command's flags, and
+    the record of the checkpoint a copied network came from."""
+    out = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "progress"}
+    out["data"] = [str(f) for f in args.data]
+    if source is not None:
+        out["source_record"] = source
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    key = checkpoint.PHASE_KEYS[args.phase]
+    source: dict[str, Any] | None = None
+    net = None
+    try:
+        ckpt = checkpoint.load(args.checkpoint)
+        policy = checkpoint.policy_from(ckpt, args.checkpoint)
+        rows = read_rows(args)
+        if args.endgame_from is not None:
+            source_ckpt = checkpoint.load(args.endgame_from)
+            source = source_ckpt.get(checkpoint.PHASE_RECORDS[args.phase])
+            net = checkpoint.phase_net_from(source_ckpt, args.endgame_from, args.phase)
+            if net is None:
+                raise ValueError(f"--endgame-from {args.endgame_from} has no {key} network")
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    if net is not None:
+        print(f"{key} network {list(net.hidden)} copied from {args.endgame_from}")
+    else:
+        net = fit_new(args, rows, policy)
+        if net is None:
+            return 2
+    out = checkpoint.with_phase_net(checkpoint.playable(ckpt, key), args.phase, net, record(args, source))
+    checkpoint.save_atomic(checkpoint.half_precision(out) if args.half else out, args.out)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,225 @@
+"""Self-play collection: ``num_envs`` tables play, the learner's decisions fill a rollout.
+
+Each step every table takes one decision. The learner's policy acts for both
+seats of self-play tables and for one seat of tables against an opponent
+(:mod:`training.opponents`). Illegal logits are masked
+(:func:`training.ppo.sample_actions`) and the mask is stored with the
+transition, to be reused in the update. With ``assist`` the policy's seats
+play obvious moves by rule (and the spent-talon endgame by the solver,
+``assist='full'``); those are not learner steps, so learning is about the
+real choices.
+
+Each seat of each table is its own trajectory: a transition of player p
+continues at p's next decision, and the reward of a deal (+-game points)
+belongs to the last transition of each player, delivered at the deal's end
+(:func:`record_rewards`; PettingZoo issue #1147 is the classic way to get
+this wrong).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from agents.nets import PolicyNet, ValueNet
+from agents.rules import scripted_action
+from agents.search.solver import Solver
+from sixtysix_env.actions import N_ACTIONS
+from sixtysix_env.knowledge import PlayerView
+from sixtysix_env.observation import OBS_SIZE
+from sixtysix_env.vector import VectorEnv
+
+from .opponents import BOT, KIND_NAMES, KINDS, LEARNER, RANDOM, SNAPSHOT, Opponents
+from .ppo import sample_actions
+from .teacher import Teacher
+
+
+@dataclass
+class Batch:
+    """The learner's rows of one rollout (:meth:`Rollout.learner_batch`), one row per decision."""
+
+    obs: torch.Tensor
+    critic_obs: torch.Tensor
+    masks: torch.Tensor
+    actions: torch.Tensor
+    logprobs: torch.Tensor
+    values: torch.Tensor
+    advantages: torch.Tensor
+    returns: torch.Tensor
+    teacher: torch.Tensor
+    teacher_values: torch.Tensor
+    labelled: torch.Tensor
+
+
+class Rollout:
+    """Time-major ``(T, N, ...)`` buffers of one rollout, like CleanRL's; ``learn``
+    marks the rows that are steps of a learner trajectory (opponents' moves and,
+    with ``assist``, the scripted moves are not)."""
+
+    def __init__(self, T: int, N: int, critic_in: int) -> None:
+        self.obs = np.zeros((T, N, OBS_SIZE), np.float32)
+        self.critic_obs = np.zeros((T, N, critic_in), np.float32)
+        self.masks = np.zeros((T, N, N_ACTIONS), bool)
+        self.actions = np.zeros((T, N), np.int64)
+        self.logprobs = np.zeros((T, N), np.float32)
+        self.values = np.zeros((T, N), np.float32)
+        self.rewards = np.zeros((T, N), np.float32)
+        self.dones = np.zeros((T, N), bool)
+        self.seats = np.zeros((T, N), np.int64)
+        self.learn = np.zeros((T, N), bool)
+        self.teacher = np.zeros((T, N), np.int64)  # the teacher's action on learner rows (kickstarting)
+        self.teacher_values = np.zeros((T, N, N_ACTIONS), np.float32)  # or its action values
+        self.labelled = np.zeros((T, N), bool)  # rows the teacher labelled
+        self.last_t = np.full((N, 2), -1, np.int64)  # each seat's latest pending transition
+
+    def learner_batch(self, adv: np.ndarray, ret: np.ndarray) -> Batch:
+        """The learner's rows, flattened, as tensors for the update."""
+        sel = self.learn.reshape(-1)
+
+        def rows(x: np.ndarray) -> torch.Tensor:
+            return torch.from_numpy(x.reshape(len(sel), *x.shape[2:])[sel])
+
+        return Batch(obs=rows(self.obs), critic_obs=rows(self.critic_obs), masks=rows(self.masks),
+                     actions=rows(self.actions), logprobs=rows(self.logprobs), values=rows(self.values),
+                     advantages=rows(adv), returns=rows(ret), teacher=rows(self.teacher),
+                     teacher_values=rows(self.teacher_values), labelled=rows(self.labelled))
+
+    def clear(self) -> None:
+        """Forget the outcomes of the previous rollout (the rest is overwritten step by step)."""
+        self.dones[:] = False
+        self.rewards[:] = 0.0
+        self.labelled[:] = False
+        self.last_t[:] = -1
+
+
+def record_rewards(
+    t: int,
+    seats: np.ndarray,
+    learn: np.ndarray,
+    deal_done: np.ndarray,
+    step_rewards: np.ndarray,
+    last_t: np.ndarray,
+    rewards: np.ndarray,
+    dones: np.ndarray,
+) -> None:
+    """Book step ``t``'s outcome on the transitions of the players who earned it.
+
+    ``seats[n]`` acted at table n in step t (a trajectory step when
+    ``learn[n]``); ``last_t[n, p]`` is the step of player p's latest pending
+    transition at table n (-1: none in this rollout) and is updated here. When
+    a deal ended (``deal_done``), each player's reward ``step_rewards[n, p]``
+    goes to that player's own latest transition, which is marked done: the
+    player who did not make the last move still gets its outcome.
+    """
+    rows = np.flatnonzero(learn)
+    last_t[rows, seats[rows]] = t
+    ended = np.flatnonzero(deal_done)
+    for p in (0, 1):
+        k = last_t[ended, p]
+        ok = k >= 0
+        rewards[k[ok], ended[ok]] += step_rewards[ended[ok], p]
+        dones[k[ok], ended[ok]] = True
+    last_t[ended] = -1
+
+
+def collect(
+    venv: VectorEnv,
+    opponents: Opponents,
+    policy: PolicyNet,
+    critic: ValueNet,
+    snapshot_net: PolicyNet,
+    buf: Rollout,
+    rng: np.random.Generator,
+    teacher: Teacher | None = None,
+    assist: str = "none",
+) -> tuple[np.ndarray, dict[str, list[float]]]:
+    """Fill ``buf`` with one rollout; returns the bootstrap values ``(N, 2)`` of
+    each seat's current position and, per opponent kind, the learner's reward
+    of every deal that ended (self-play: the winner's). ``teacher`` (or None)
+    labels the learner's rows for kickstarting. ``assist`` (``Config.assist``)
+    scripts the policy's seats' obvious moves (``rules``) and, once the talon
+    is spent, the exact endgame too (``full``)."""
+    buf.clear()
+    cin = slice(0, buf.critic_obs.shape[2])
+    py_rng = random.Random(int(rng.integers(2**31)))
+    solver = Solver()
+    deal_rewards: dict[str, list[float]] = {name: [] for name in KIND_NAMES}
+    for t in range(buf.rewards.shape[0]):
+        buf.obs[t] = venv.obs
+        buf.critic_obs[t] = venv.full_obs[:, cin]
+        buf.masks[t] = venv.masks
+        buf.seats[t] = venv.to_act
+        learn = opponents.learns(venv.to_act)
+        views: dict[int, PlayerView] = {}
+        scripted: dict[int, int] = {}
+        if assist != "none":  # the policy's seats: obvious moves (and the spent-talon endgame)
+            for n in np.flatnonzero(learn | opponents.played_by(SNAPSHOT)).tolist():
+                v = views[n] = venv.view_of(n)
+                a = scripted_action(v, solver, py_rng, assist)
+                if a is not None:
+                    scripted[n] = a
+                    learn[n] = False
+        buf.learn[t] = learn
+        if teacher is not None:
+            teacher.label(t, np.flatnonzero(learn).tolist(), venv, views)
+        actions = _choose(t, venv, opponents, policy, critic, snapshot_net, buf, rng, scripted)
+        buf.actions[t] = actions
+        venv.step(actions)
+        record_rewards(t, buf.seats[t], learn, venv.deal_done, venv.rewards, buf.last_t,
+                       buf.rewards, buf.dones)
+        _book_deals(venv, opponents, deal_rewards)
+    if teacher is not None:
+        teacher.finish(buf.labelled, buf.teacher, buf.teacher_values)
+    with torch.no_grad():
+        next_values = np.stack(
+            [critic(torch.from_numpy(venv.full_obs_of(p)[:, cin])).numpy() for p in (0, 1)], axis=1
+        )
+    return next_values, deal_rewards
+
+
+def _choose(t: int, venv: VectorEnv, opponents: Opponents, policy: PolicyNet, critic: ValueNet,
+            snapshot_net: PolicyNet, buf: Rollout, rng: np.random.Generator,
+            scripted: dict[int, int]) -> np.ndarray:
+    """Step ``t``'s action at every table: the policy's sample (its log-prob and
+    the critic's value are stored for the learner's rows), then each opponent's
+    move, then the scripted moves."""
+    learn = buf.learn[t]
+    with torch.no_grad():
+        obs_t = torch.from_numpy(buf.obs[t])
+        mask_t = torch.from_numpy(buf.masks[t])
+        actions_t, logp_t = sample_actions(policy(obs_t), mask_t)
+        buf.values[t] = critic(torch.from_numpy(buf.critic_obs[t])).numpy()
+        actions = actions_t.numpy()
+        buf.logprobs[t] = logp_t.numpy()
+        snap = np.flatnonzero(~learn & opponents.played_by(SNAPSHOT))
+        if len(snap):
+            actions[snap] = sample_actions(snapshot_net(obs_t[snap]), mask_t[snap])[0].numpy()
+    rand = np.flatnonzero(~learn & opponents.played_by(RANDOM))
+    if len(rand):  # uniform over legal actions: the argmax of random keys on legal slots
+        keys = rng.random((len(rand), N_ACTIONS))
+        actions[rand] = np.argmax(np.where(buf.masks[t][rand], keys, -1.0), axis=1)
+    for n in np.flatnonzero(~learn & opponents.played_by(BOT)).tolist():
+        if n not in scripted:
+            actions[n] = opponents.bot(n).act(venv.view_of(n))
+    for n, a in scripted.items():
+        actions[n] = a
+    return actions
+
+
+def _book_deals(venv: VectorEnv, opponents: Opponents, deal_rewards: dict[str, list[float]]) -> None:
+    """Add the learner's reward of each deal that just ended to its kind's list
+    (self-play: the winner's), and draw new opponents where a match (or deal) ended."""
+    self_play = opponents.played_by(LEARNER)
+    for n in np.flatnonzero(venv.deal_done).tolist():
+        r = abs(venv.rewards[n, 0]) if self_play[n] else venv.rewards[n, opponents.learner_seat[n]]
+        deal_rewards[opponents.name(n)].append(float(r))
+    opponents.redraw(np.flatnonzero(venv.match_done if venv.episode == "match" else venv.deal_done))
+
+
+def reward_metrics(deal_rewards: dict[str, list[float]]) -> dict[str, float]:
+    """``charts/reward_vs_<kind>``: the learner's mean points per deal against each opponent kind."""
+    return {f"charts/reward_vs_{k.name}": float(np.mean(deal_rewards[k.name]))
+            for k in KINDS if deal_rewards[k.name] and k.plays != LEARNER}
