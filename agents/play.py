@@ -16,6 +16,13 @@ loop cannot hang the arena. The alarm raises :class:`MoveTimeout`, a
 that never returns to the Python interpreter (a long C call) is only caught
 when it returns. Timeouts depend on machine load, so runs with a
 ``move_time`` are reproducible only as long as no bot comes near its limit.
+
+A bot's exception may name its own forfeit reason in a ``forfeit_reason``
+attribute (external bots: "timeout", "crash", "malformed", "illegal",
+"protocol"). Optional hooks, called when a bot has them (they must not
+raise): ``game_start(seat, unit, move_time)`` after ``reset``,
+``deal_end(deal)`` with each entry of ``GameRecord.deals``, and
+``game_end(record)`` when the game is over (also after a forfeit).
 """
 
 from __future__ import annotations
@@ -46,7 +53,8 @@ class GameRecord:
     ``winner`` is the winning seat (0/1) or None for a drawn single deal;
     ``deals`` lists every completed deal as ``{"winner", "game_points",
     "reason", "scores"}``; ``forfeit`` is None or ``{"seat", "reason",
-    "detail"}`` with reason "timeout", "exception" or "illegal" (the deal in
+    "detail"}`` with reason "timeout", "exception" or "illegal", or an
+    external bot's "crash", "malformed" or "protocol" (the deal in
     progress at a forfeit is not in ``deals``). ``actions`` is every action
     applied in order (empty with ``record=False``), enough to replay the game
     from ``seed``.
@@ -195,11 +203,14 @@ def play_game(
         env = make_env(unit)
     for agent, s in zip(agents, agent_seeds, strict=True):
         agent.reset(s)
+    for seat, agent in enumerate(agents):
+        _hook(agent, "game_start", seat, unit, move_time)
     env.reset(seed=seed)
     raw = env.unwrapped
     alarm = move_time is not None and _can_alarm()
     if not alarm:
         _loop(env, raw, agents, rec, move_time, alarm, record)
+        _hook_all(agents, "game_end", rec)
         return rec
     # Borrow SIGALRM; give back the caller's handler and timer (e.g. pytest-timeout's) after.
     started = time.monotonic()
@@ -213,7 +224,20 @@ def play_game(
         if old_delay > 0:
             left = max(old_delay - (time.monotonic() - started), 1e-3)
             signal.setitimer(signal.ITIMER_REAL, left, old_interval)
+    _hook_all(agents, "game_end", rec)
     return rec
+
+
+def _hook(agent: Agent, hook: str, *args: Any) -> None:
+    """Call a bot's optional hook (see the module docstring) if it has one."""
+    fn = getattr(agent, hook, None)
+    if fn is not None:
+        fn(*args)
+
+
+def _hook_all(agents: tuple[Agent, Agent], hook: str, *args: Any) -> None:
+    for agent in agents:
+        _hook(agent, hook, *args)
 
 
 def _loop(
@@ -251,7 +275,9 @@ def _loop(
             _forfeit(rec, seat, TIMEOUT, f"no move within {move_time}s", raw)
             return
         except Exception as e:  # noqa: BLE001 - any bot crash is a forfeit
-            _forfeit(rec, seat, EXCEPTION, f"{type(e).__name__}: {e}", raw)
+            reason = getattr(e, "forfeit_reason", None)  # an external bot's fault names its kind
+            reason = reason if isinstance(reason, str) else EXCEPTION
+            _forfeit(rec, seat, reason, f"{type(e).__name__}: {e}", raw)
             return
         if move_time is not None:
             took = perf() - start
@@ -276,6 +302,7 @@ def _loop(
             if k is not None and k != last_deal:
                 last_deal = k
                 deals.append(_deal_dict(info["deal_result"]))
+                _hook_all(agents, "deal_end", deals[-1])
     _finish(rec, raw)
 
 

@@ -31,9 +31,10 @@ from .rules import ASSIST_MODES, assist_mode
 class Param:
     """One bot parameter: its type, default, allowed range or choices, and meaning.
 
-    ``parse`` turns the text of a spec into the value (default: ``type``);
-    numbers are checked against ``minimum``/``maximum``, text against
-    ``choices`` (after ``parse``) when given.
+    ``parse`` turns the text of a spec into the value (default: ``type``; a
+    ``"module:attribute"`` string is imported when first used); numbers are
+    checked against ``minimum``/``maximum``, text against ``choices`` (after
+    ``parse``) when given.
     """
 
     type: type
@@ -42,15 +43,18 @@ class Param:
     help: str
     maximum: float = math.inf
     choices: tuple[str, ...] = ()
-    parse: Callable[[str], Any] | None = None
+    parse: Callable[[str], Any] | str | None = None
 
     def value(self, raw: str) -> Any:
         """The typed, checked value of ``raw``; ``ValueError`` with the reason."""
+        parse = _resolve(self.parse) if isinstance(self.parse, str) else self.parse or self.type
         try:
-            value = (self.parse or self.type)(raw.strip())
-        except ValueError:
+            value = parse(raw.strip())
+        except ValueError as e:
+            if isinstance(self.parse, str):  # a checker of its own says what is wrong
+                raise
             expected = "one of " + ", ".join(self.choices) if self.choices else self.type.__name__
-            raise ValueError(f"expected {expected}") from None
+            raise ValueError(f"expected {expected}") from e
         if self.type in (int, float) and not self.minimum <= value <= self.maximum:  # also rejects nan
             bound = f"<= {self.maximum:g}" if value > self.minimum else f">= {self.minimum:g}"
             raise ValueError(f"must be {bound}")
@@ -68,6 +72,8 @@ class BotInfo:
     help: str
     params: dict[str, Param] = field(default_factory=dict)
     positional: str | None = None  # a parameter that may come first without ``key=``
+    raw: str | None = None  # a parameter that takes all of the spec after ``NAME:``, commas and all
+    names_itself: bool = False  # the bot's own name is kept (not replaced by the canonical spec)
 
 
 KNOWN_AGENTS: dict[str, BotInfo] = {
@@ -115,14 +121,30 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
             },
             positional="path",
         ),
+        BotInfo(
+            "exec", "agents.external:make_external",
+            "a program in any language, over JSON lines (agents/protocol/PROTOCOL.md)",
+            {"command": Param(str, None, 0, "[timeout=S,start_timeout=S,name=N,logs=DIR ]COMMAND ARGS...",
+                              parse="agents.external:check_command")},
+            raw="command", names_itself=True,
+        ),
     )
 }
+
+
+def _resolve(target: str) -> Any:
+    """The object a ``"module:attribute"`` string names (imported now)."""
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def describe_agents() -> str:
     """Help text: every bot with its parameters and defaults."""
     lines = []
     for b in KNOWN_AGENTS.values():
+        if b.raw:
+            lines += [f"  {b.name}:{b.raw.upper()}  - {b.help}", f"      {b.raw}: {b.params[b.raw].help}"]
+            continue
         parts = [f"{k}={'|'.join(p.choices) if p.choices else p.default}"
                  for k, p in b.params.items() if k != b.positional]
         head = f"[{b.positional.upper()},]" if b.positional else ""
@@ -145,6 +167,11 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     if info is None:
         raise _error(f"unknown bot {name!r} in spec {spec!r}")
     values = {k: p.default for k, p in info.params.items()}
+    if info.raw:
+        try:
+            return name, {info.raw: info.params[info.raw].value(rest)}
+        except ValueError as e:
+            raise _error(f"bad spec {spec!r}: {e}") from None
     items = rest.split(",") if rest.strip() else []
     if info.positional and items and items[0].partition("=")[0].strip() not in info.params:
         path, _, rest = rest.partition(",")  # the positional value may hold anything but a comma
@@ -174,6 +201,8 @@ def canonical_name(name: str, values: dict[str, Any]) -> str:
     """The spec string naming a bot: defaults are left out (``"pimc"``, ``"pimc:worlds=8"``,
     ``"ppo:x.pt,assist=none"``)."""
     info = KNOWN_AGENTS[name]
+    if info.raw:
+        return f"{name}:{values[info.raw]}"
     parts = [str(v) if k == info.positional else f"{k}={v}"
              for k, v in values.items() if v != info.params[k].default]
     return name + (":" + ",".join(parts) if parts else "")
@@ -182,8 +211,7 @@ def canonical_name(name: str, values: dict[str, Any]) -> str:
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """Build a bot from its spec string (see the module docstring)."""
     name, values = parse_spec(spec)
-    module, _, attr = KNOWN_AGENTS[name].target.partition(":")
-    factory = getattr(importlib.import_module(module), attr)
-    agent = factory(seed=seed, **values)
-    agent.name = canonical_name(name, values)
+    agent = _resolve(KNOWN_AGENTS[name].target)(seed=seed, **values)
+    if not KNOWN_AGENTS[name].names_itself:
+        agent.name = canonical_name(name, values)
     return agent

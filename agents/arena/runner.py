@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from tqdm import tqdm
 
 from agents.base import Agent
+from agents.lifetime import die_with_parent
 from agents.play import GameRecord, make_env, play_game
 from agents.registry import make_agent
 
@@ -52,6 +53,13 @@ def build_agent(player: AgentLike) -> Agent:
     return make_agent(player) if isinstance(player, str) else player
 
 
+def close_built(players: Sequence[AgentLike], agents: Sequence[Agent]) -> None:
+    """End the bots built from spec strings that hold resources (``close``: external processes)."""
+    for p, agent in zip(players, agents, strict=True):
+        if isinstance(p, str) and hasattr(agent, "close"):
+            agent.close()
+
+
 def game_line(task: Task, rec: GameRecord) -> GameLine:
     """The results-file line of a finished game: where it sits in the schedule, then the record."""
     d = {"type": "game", "index": task.index, "pairing": [task.a, task.b], "seats": list(task.seats),
@@ -74,8 +82,11 @@ class InProcess:
             return
         agents = [build_agent(p) for p in setup.players]
         env = make_env(setup.unit)
-        for task in tasks:
-            yield play_task(agents, env, task, setup)
+        try:
+            for task in tasks:
+                yield play_task(agents, env, task, setup)
+        finally:  # bots built here from specs (external processes) end with the run
+            close_built(setup.players, agents)
 
 
 # Per-process state of pool workers (set by the initializer, bots built on the first task).
@@ -87,6 +98,7 @@ def _init_worker(setup: Setup) -> None:
     # initializer makes multiprocessing respawn the worker forever, while one
     # in a task reaches the parent as a clear error.
     _W.update(setup=setup, agents=None, env=None)
+    die_with_parent()  # a killed arena takes its workers, and so their external bots, along
 
 
 def _worker_task(task: Task) -> GameLine:

@@ -1,0 +1,324 @@
+"""External bots: a program in any language that plays over JSON lines on stdin/stdout.
+
+The spec ``exec:COMMAND`` (see :func:`parse_exec`) runs ``COMMAND`` as a child
+process and plays it like any other bot: :class:`ExternalAgent` turns each
+``act(view)`` into one ``request`` line built from the
+:class:`~sixtysix_env.knowledge.PlayerView` alone, and reads one ``action``
+line back. The protocol (message flow, every field, versioning) is
+``agents/protocol/PROTOCOL.md``, with a JSON Schema per message in
+``agents/protocol/schemas/``; :data:`PROTOCOL_VERSION` is the version spoken.
+
+Faults are errors, so the play loop turns them into forfeits
+(``agents.play``): each :class:`ExternalBotError` subclass carries the
+forfeit reason (``timeout``, ``crash``, ``malformed``, ``illegal``,
+``protocol``) and a short detail. After a fault the process is killed; the
+next ``reset`` (the next game) starts a fresh one, so an arena run goes on.
+Errors while starting (handshake) are kept and raised by the first ``act``,
+because ``reset`` runs outside the play loop's forfeit handling.
+
+Why the process cannot outlive the arena, however the arena ends:
+
+- the bot runs in its own session (``start_new_session``), so closing or a
+  fault kills its whole process group, grandchildren included;
+- on Linux the bot is started under a tiny ``/bin/sh`` supervisor that shares
+  the bot's pipes (no extra hop) and has the kernel's parent-death signal
+  (``PR_SET_PDEATHSIG``) set to SIGTERM: when the arena dies, even by SIGKILL,
+  the supervisor's trap kills the bot's process group. The signal follows the
+  *thread* that started the process, so start bots from a thread that lives as
+  long as the agent (the main thread, as the arena and its workers do);
+- an ``atexit`` hook closes every live agent on a normal exit;
+- well-behaved bots also exit at end of input (the example bots do).
+
+Not covered: a bot that leaves its process group (``setsid``, daemons).
+"""
+
+from __future__ import annotations
+
+import atexit
+import math
+import os
+import re
+import shlex
+import shutil
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from sixtysix_env.knowledge import PlayerView
+
+from .base import BaseAgent
+from .protocol.messages import (
+    BotCrash,
+    BotProtocolError,
+    BotTimeout,
+    ExternalBotError,
+    _clip,
+    deal_end_message,
+    decode,
+    encode,
+    hello_message,
+    match_end_message,
+    new_match_message,
+    parse_action,
+    parse_hello,
+    request_message,
+)
+from .protocol.process import QUIT_GRACE, _BotProcess
+
+LOG_DIR_ENV = "SIXTYSIX_BOT_LOGS"
+DEFAULT_LOG_DIR = "bot_logs"
+
+
+
+# ----------------------------------------------------------------- the spec
+@dataclass(frozen=True)
+class ExecSpec:
+    """What ``exec:`` names: the command and the options in front of it."""
+
+    argv: tuple[str, ...]
+    timeout: float = 10.0  # seconds per reply when the arena sets no move time
+    start_timeout: float = 10.0  # seconds for the process to start and answer the handshake
+    name: str | None = None  # display name (default: the spec)
+    logs: str | None = None  # folder for the stderr logs (default: $SIXTYSIX_BOT_LOGS or bot_logs)
+
+
+_OPTION_TYPES: dict[str, type] = {"timeout": float, "start_timeout": float, "name": str, "logs": str}
+
+
+def parse_exec(tail: str) -> ExecSpec:
+    """Parse the text after ``exec:``: ``[key=value,... ]COMMAND [ARG ...]``.
+
+    The command line is split like a POSIX shell would (quotes work; no
+    shell runs it). When the first word contains ``=`` it holds the options
+    (``timeout``, ``start_timeout``, ``name``, ``logs``), e.g.
+    ``exec:timeout=0.5,name=rnd python3 examples/bots/random_bot.py``. The
+    program must be found (on ``PATH`` or as a path) so a typo fails before
+    any game is played.
+    """
+    try:
+        words = shlex.split(tail)
+    except ValueError as e:
+        raise ValueError(f"bad exec command {tail!r}: {e}") from None
+    opts: dict[str, Any] = {}
+    if words and "=" in words[0]:
+        for item in words.pop(0).split(","):
+            key, _, raw = item.partition("=")
+            key = key.strip()
+            typ = _OPTION_TYPES.get(key)
+            if typ is None:
+                known = ", ".join(_OPTION_TYPES)
+                raise ValueError(f"unknown exec option {key!r} in {tail!r} (options: {known})")
+            if key in opts:
+                raise ValueError(f"exec option {key!r} given twice in {tail!r}")
+            try:
+                value = typ(raw)
+            except ValueError:
+                raise ValueError(f"bad value {raw!r} for exec option {key!r}") from None
+            if typ is float and not (math.isfinite(value) and value > 0):
+                raise ValueError(f"exec option {key!r} must be positive seconds, got {raw!r}")
+            if typ is str and not value:
+                raise ValueError(f"exec option {key!r} is empty")
+            opts[key] = value
+    if not words:
+        raise ValueError("exec: needs a command, e.g. 'exec:python3 examples/bots/random_bot.py'")
+    if shutil.which(words[0]) is None:
+        raise ValueError(f"exec: program {words[0]!r} not found (or not executable) in {tail!r}")
+    return ExecSpec(argv=tuple(words), **opts)
+
+
+def check_command(command: str) -> str:
+    """The registry's check of an ``exec:`` spec: the command line, if :func:`parse_exec` accepts it."""
+    parse_exec(command)
+    return command.strip()
+
+
+def make_external(command: str, seed: int | None = None) -> ExternalAgent:
+    """The bot of the spec ``exec:<command>`` (its registry factory; workers rebuild bots this way)."""
+    s = parse_exec(command)
+    return ExternalAgent(s.argv, seed=seed, timeout=s.timeout, start_timeout=s.start_timeout,
+                         name=s.name or "exec:" + command.strip(), log_dir=s.logs)
+
+
+# ---------------------------------------------------------------- the agent
+_LIVE: weakref.WeakSet[ExternalAgent] = weakref.WeakSet()
+_COUNTER = iter(range(1, 1 << 62))
+_COUNTER_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_all() -> None:
+    for agent in list(_LIVE):
+        agent.close(grace=0.0)
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:60] or "bot"
+
+
+class ExternalAgent(BaseAgent):
+    """A bot in another process, speaking the JSON-lines protocol (agents/protocol/PROTOCOL.md).
+
+    One process serves many games: ``reset`` starts it (handshake) when it is
+    not running, ``game_start`` sends ``new_match``, ``act`` one request.
+    ``deal_end`` / ``game_end`` are notifications (no reply). ``close`` ends
+    the process and its group. ``bot_info`` is the bot's handshake (name,
+    version, protocol); ``log_path`` its stderr log.
+    """
+
+    name = "exec"
+
+    def __init__(self, argv: tuple[str, ...] | list[str], *, seed: int | None = None,
+                 timeout: float = 10.0, start_timeout: float = 10.0, name: str | None = None,
+                 log_dir: str | None = None) -> None:
+        super().__init__(seed=seed, move_time=timeout)
+        if not argv:
+            raise ValueError("an external bot needs a command")
+        self.argv = tuple(argv)
+        self.timeout = float(timeout)
+        self.start_timeout = float(start_timeout)
+        self.name = name or "exec:" + shlex.join(self.argv)
+        self.log_dir = log_dir or os.environ.get(LOG_DIR_ENV) or DEFAULT_LOG_DIR
+        with _COUNTER_LOCK:
+            n = next(_COUNTER)
+        self.log_path = os.path.join(self.log_dir, f"{_slug(self.name)}.{os.getpid()}.{n}.log")
+        self.bot_info: dict[str, str] | None = None
+        self._proc: _BotProcess | None = None
+        self._fault: ExternalBotError | None = None
+        self._seed = seed
+        self._unit: str | None = None
+        self._budget = self.timeout
+        self._match_sent = False
+        self._seat: int | None = None
+        self._deals = 0
+        self._next_id = 0
+        _LIVE.add(self)
+
+    # -- lifecycle
+    def reset(self, seed: int | None = None) -> None:
+        """A new game: start the bot if needed; a start fault is kept for the first ``act``."""
+        super().reset(seed)
+        self._seed, self._unit, self._budget = seed, None, self.timeout
+        self._fault, self._match_sent, self._deals = None, False, 0
+        try:
+            self._ensure_started()
+        except ExternalBotError as e:
+            self._fail(e)
+
+    def game_start(self, seat: int, unit: str, move_time: float | None) -> None:
+        """Told by the play loop: the seat, the unit and its move time (the budget is the smaller)."""
+        self._unit = unit
+        if move_time is not None:
+            self._budget = min(self.timeout, float(move_time))
+        if self._fault is None:
+            self._guarded(lambda: self._send_new_match(seat))
+
+    def act(self, view: PlayerView) -> int:
+        if self._fault is not None:
+            raise self._fault
+        try:
+            proc = self._proc
+            if proc is None or not proc.alive():
+                self._ensure_started()
+                proc = self._proc
+                assert proc is not None
+            if not self._match_sent:
+                self._send_new_match(view.player)
+            if proc.pending():
+                raise self._unsolicited(proc)
+            rid = self._next_id
+            self._next_id = rid + 1
+            budget = self._budget
+            deadline = time.monotonic() + budget
+            proc.send(encode(request_message(view, rid, int(budget * 1000))), deadline)
+            return parse_action(decode(proc.recv(deadline, "reply")), rid, view.legal_mask)
+        except ExternalBotError as e:
+            self._fail(e)
+            raise
+        except BaseException:  # the play loop's move alarm, Ctrl-C: the bot is out of step now
+            self._stop("interrupted")
+            raise
+
+    def deal_end(self, deal: dict[str, Any]) -> None:
+        """Notification: a deal of the current game ended (no reply)."""
+        if self._fault is None and self._match_sent:
+            self._guarded(lambda: self._notify(deal_end_message(self._deals, deal)))
+        self._deals += 1
+
+    def game_end(self, record: Any) -> None:
+        """Notification: the game ended (no reply); the process stays for the next game."""
+        seat = self._seat if self._match_sent else None
+        if self._fault is None and seat is not None:
+            self._guarded(lambda: self._notify(match_end_message(record, seat)))
+        self._match_sent = False
+
+    def close(self, grace: float = QUIT_GRACE) -> None:
+        """End the bot: ``quit``, end of input, then kill its process group. Safe to call twice."""
+        self._stop("closed", grace)
+        _LIVE.discard(self)
+
+    def __del__(self) -> None:
+        try:
+            self._stop("garbage collected")
+        except Exception:  # noqa: BLE001 - best effort at interpreter shutdown
+            pass
+
+    def __enter__(self) -> ExternalAgent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def pid(self) -> int | None:
+        """The pid of the running process (the supervisor on Linux; also its process group)."""
+        return self._proc.pid if self._proc is not None and not self._proc.stopped else None
+
+    # -- internals
+    def _ensure_started(self) -> None:
+        if self._proc is not None and self._proc.alive():
+            return
+        self._stop("restart")
+        os.makedirs(self.log_dir, exist_ok=True)
+        proc = _BotProcess(self.argv, self.log_path)
+        self._proc = proc
+        deadline = time.monotonic() + self.start_timeout
+        proc.send(encode(hello_message()), deadline)
+        self.bot_info = parse_hello(decode(proc.recv(deadline, "handshake reply")))
+
+    def _send_new_match(self, seat: int) -> None:
+        self._seat = seat
+        self._notify(new_match_message(self._seed, seat, self._unit, int(self._budget * 1000)))
+        self._match_sent = True
+
+    def _notify(self, msg: dict[str, Any]) -> None:
+        proc = self._proc
+        if proc is None or proc.stopped:
+            raise BotCrash("the process is not running")
+        proc.send(encode(msg), time.monotonic() + self._budget)
+
+    def _guarded(self, fn: Any) -> None:
+        try:
+            fn()
+        except ExternalBotError as e:
+            self._fail(e)
+
+    def _unsolicited(self, proc: _BotProcess) -> ExternalBotError:
+        """The fault for output before a request: a stray line, or the bot's end (a crash)."""
+        try:
+            line = proc.recv(time.monotonic() + 0.05, "line")
+        except BotTimeout:
+            return BotProtocolError(f"wrote output nobody asked for: {_clip(bytes(proc.buf))}")
+        except ExternalBotError as e:
+            return e
+        return BotProtocolError(f"wrote a line nobody asked for: {_clip(line)}")
+
+    def _fail(self, e: ExternalBotError) -> None:
+        self._fault = e
+        self._stop(f"{e.forfeit_reason}: {e.reason}")
+
+    def _stop(self, why: str, grace: float = 0.0) -> None:
+        if self._proc is not None:
+            self._proc.stop(grace, why)
+            self._proc = None

@@ -1,0 +1,39 @@
+"""Processes never outlive their parent: the parent-death signal, in one place.
+
+A process the arena or training starts (a pool worker, an external bot's
+supervisor) asks Linux to signal it when its parent dies, however the
+parent ends (SIGKILL included, where no cleanup code of the parent runs).
+Elsewhere the call is a no-op and the callers' normal shutdown paths apply.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import signal
+import sys
+from typing import Any
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+@functools.lru_cache(maxsize=1)
+def prctl() -> Any:
+    """libc's ``prctl`` (Linux)."""
+    return ctypes.CDLL(None, use_errno=True).prctl
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> bool:
+    """Ask Linux to send ``sig`` to this process when its parent (thread) dies.
+
+    Pool workers call it first thing, so that a killed parent takes its
+    workers, and their bots, with it. Returns whether it could be set.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    parent = os.getppid()
+    ok = prctl()(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
+    if ok and os.getppid() != parent:  # the parent died before prctl took effect
+        os.kill(os.getpid(), sig)
+    return ok
