@@ -8,6 +8,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 from typing import Any
 
 from .arena import ArenaOptions, OptionError, replay, round_robin
@@ -87,9 +88,13 @@ def _elo_pair(text: str) -> tuple[float, float]:
     return elo0, elo1
 
 
+COMMANDS_GROUP = "sixtysix.commands"
+BUILT_IN = ("arena", "replay", "bots")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="sixtysix", description="Sixty-Six (Sechsundsechzig): bot arena and game replay."
+        prog="sixtysix", description="Sixty-Six (Sechsundsechzig): bot arena, replays, and tables to play at."
     )
     sub = parser.add_subparsers(dest="command", required=True)
     a = sub.add_parser(
@@ -129,7 +134,21 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("results", metavar="RESULTS", help="a JSONL results file written by 'sixtysix arena'")
     r.add_argument("--game", type=int, required=True, help="game index (as in the file)")
     r.add_argument("--brief", action="store_true", help="one line per action instead of the table picture")
+
+    sub.add_parser("bots", help="list every bot spec this installation knows (built-in and plug-ins)")
+    for name, command in sorted(plugin_commands().items()):
+        summary = (command.__doc__ or name).strip().splitlines()[0].split(": ", 1)[-1]
+        c = sub.add_parser(name, help=summary,
+                           description=command.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        command.add_arguments(c)
     return parser
+
+
+def plugin_commands() -> dict[str, Any]:
+    """Subcommands that installed packages add (entry-point group ``sixtysix.commands``):
+    a module with ``add_arguments(parser)`` and ``main(args) -> int`` (``tables`` adds
+    ``play`` and ``serve``). Found by name, so this package imports none of them."""
+    return {ep.name: ep.load() for ep in entry_points(group=COMMANDS_GROUP) if ep.name not in BUILT_IN}
 
 
 def _arena(args: argparse.Namespace) -> int:
@@ -188,7 +207,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "arena":
             return _arena(args)
-        return _replay(args)
+        if args.command == "bots":
+            print(describe_agents())
+            return 0
+        if args.command == "replay":
+            return _replay(args)
+        return plugin_commands()[args.command].main(args)
     except BrokenPipeError:  # output piped into `head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -11,8 +11,11 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import select
 import signal
 import sys
+import threading
+import time
 from typing import Any
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -37,3 +40,35 @@ def die_with_parent(sig: int = signal.SIGKILL) -> bool:
     if ok and os.getppid() != parent:  # the parent died before prctl took effect
         os.kill(os.getpid(), sig)
     return ok
+
+
+def die_with(pid: int, sig: int = signal.SIGKILL) -> None:
+    """Send ``sig`` to this process as soon as process ``pid`` (an ancestor, say) ends.
+
+    The parent-death signal is not enough for a forkserver's children (the
+    arena's pool workers): their parent is the forkserver, which lives on as
+    long as they do (they hold its keep-alive pipe), so a killed arena would
+    leave both behind. A daemon thread waits on a pidfd of ``pid`` (Linux),
+    else polls it every 0.2 s.
+    """
+
+    def watch() -> None:
+        try:
+            fd = os.pidfd_open(pid)  # type: ignore[attr-defined]
+            select.select([fd], [], [])
+        except (AttributeError, OSError):  # no pidfds here, or ``pid`` is gone already
+            while _alive(pid):
+                time.sleep(0.2)
+        os.kill(os.getpid(), sig)
+
+    threading.Thread(target=watch, name=f"die-with-{pid}", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

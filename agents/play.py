@@ -6,6 +6,14 @@ It also enforces fair play (RULES.md section 4.4): a bot that raises, returns
 an illegal action or overruns the per-move time limit loses the match at
 once by forfeit, and the :class:`GameRecord` says who and why.
 
+Misbehaving bots never crash the caller: anything a bot's ``reset``, ``act``
+or hook raises (``SystemExit`` from ``sys.exit()`` and other
+``BaseException`` included; only ``KeyboardInterrupt`` passes, so Ctrl-C
+still stops a run) forfeits the game for that bot, as does an ``act`` that
+returns anything but a legal action id. A bot's ``name`` is shown with
+``str()`` (its type's name if even that fails), and what a bot prints goes to
+stderr, never into the caller's stdout.
+
 Time limits: the bot's ``act`` call is timed with ``time.perf_counter``; a
 move that took longer than ``move_time`` is forfeited when it returns
 (measure-and-forfeit). On Unix, when called from the main thread (which is
@@ -19,15 +27,18 @@ when it returns. Timeouts depend on machine load, so runs with a
 
 A bot's exception may name its own forfeit reason in a ``forfeit_reason``
 attribute (external bots: "timeout", "crash", "malformed", "illegal",
-"protocol"). Optional hooks, called when a bot has them (they must not
-raise): ``game_start(seat, unit, move_time)`` after ``reset``,
+"protocol"). Optional hooks, called when a bot has them (one that raises
+forfeits like ``act``): ``game_start(seat, unit, move_time)`` after ``reset``,
 ``deal_end(deal)`` with each entry of ``GameRecord.deals``, and
 ``game_end(record)`` when the game is over (also after a forfeit).
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -44,6 +55,31 @@ from .base import Agent
 
 UNITS = ("match", "deal")
 TIMEOUT, EXCEPTION, ILLEGAL = "timeout", "exception", "illegal"
+# The longest per-move limit: setitimer overflows a little above 1e9 seconds, so a limit
+# is capped well below that (about 11.6 days, far beyond any game) and checked up front.
+MAX_MOVE_TIME = 1e6
+
+
+def check_move_time(value: Any) -> float | None:
+    """A per-move limit: finite positive seconds up to :data:`MAX_MOVE_TIME`, or None for none."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise ValueError(f"must be a number of seconds or None, got {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"must be positive, finite seconds, got {value!r}")
+    if value > MAX_MOVE_TIME:
+        raise ValueError(f"must be at most {MAX_MOVE_TIME:g} seconds (for no limit leave it unset), "
+                         f"got {value!r}")
+    return value
+
+
+def agent_name(agent: Any) -> str:
+    """A bot's ``name`` as a str, whatever it is (its type's name if even ``str()`` fails)."""
+    try:
+        return str(agent.name)
+    except Exception:  # noqa: BLE001 - a broken name is the bot's problem, not the arena's
+        return type(agent).__name__
 
 
 @dataclass
@@ -155,7 +191,7 @@ def play_deal(state: State, agents: Sequence[Agent], hook: Hook | None = None) -
     return state
 
 
-def _deal_dict(result: dict[str, Any]) -> dict[str, Any]:
+def deal_dict(result: dict[str, Any]) -> dict[str, Any]:
     """The env's ``infos[...]["deal_result"]`` with seats as 0/1 (compact in JSON)."""
     winner = result["winner"]
     scores = result.get("scores") or {}
@@ -188,29 +224,37 @@ def play_game(
     """
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
-    if move_time is not None and not move_time > 0:
-        raise ValueError(f"move_time must be positive seconds or None, got {move_time!r}")
+    try:
+        check_move_time(move_time)
+    except ValueError as e:
+        raise ValueError(f"move_time {e}") from None
+    with contextlib.redirect_stdout(sys.stderr):  # a bot's prints never reach the caller's stdout
+        return _play(agent_0, agent_1, seed, unit, move_time, record, agent_seeds, env)
+
+
+def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, move_time: float | None, record: bool,
+          agent_seeds: tuple[int, int] | None, env: Any) -> GameRecord:
     agents = (agent_0, agent_1)
     if agent_seeds is None:
         agent_seeds = (derive_seed(seed, "seat", 0), derive_seed(seed, "seat", 1))
     rec = GameRecord(
         seed=seed,
         unit=unit,
-        players=(str(agent_0.name), str(agent_1.name)),
+        players=(agent_name(agent_0), agent_name(agent_1)),
         agent_seeds=(int(agent_seeds[0]), int(agent_seeds[1])),
     )
     if env is None:
         env = make_env(unit)
-    for agent, s in zip(agents, agent_seeds, strict=True):
-        agent.reset(s)
-    for seat, agent in enumerate(agents):
-        _hook(agent, "game_start", seat, unit, move_time)
     env.reset(seed=seed)
     raw = env.unwrapped
+    for seat, (agent, s) in enumerate(zip(agents, agent_seeds, strict=True)):
+        if not (_guarded(rec, seat, raw, agent.reset, s)
+                and _guarded(rec, seat, raw, _hook, agent, "game_start", seat, unit, move_time)):
+            return rec
     alarm = move_time is not None and _can_alarm()
     if not alarm:
         _loop(env, raw, agents, rec, move_time, alarm, record)
-        _hook_all(agents, "game_end", rec)
+        _hook_all(agents, "game_end", rec, raw)
         return rec
     # Borrow SIGALRM; give back the caller's handler and timer (e.g. pytest-timeout's) after.
     started = time.monotonic()
@@ -224,7 +268,7 @@ def play_game(
         if old_delay > 0:
             left = max(old_delay - (time.monotonic() - started), 1e-3)
             signal.setitimer(signal.ITIMER_REAL, left, old_interval)
-    _hook_all(agents, "game_end", rec)
+    _hook_all(agents, "game_end", rec, raw)
     return rec
 
 
@@ -235,9 +279,30 @@ def _hook(agent: Agent, hook: str, *args: Any) -> None:
         fn(*args)
 
 
-def _hook_all(agents: tuple[Agent, Agent], hook: str, *args: Any) -> None:
-    for agent in agents:
-        _hook(agent, hook, *args)
+def _guarded(rec: GameRecord, seat: int, raw: Any, fn: Callable[..., Any], *args: Any) -> bool:
+    """Call one of a bot's methods; whatever it raises (but Ctrl-C) forfeits the game for ``seat``."""
+    try:
+        fn(*args)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: BLE001 - SystemExit from a bot is its forfeit, not the run's end
+        if rec.forfeit is None:
+            what = getattr(fn, "__name__", "hook")
+            _forfeit(rec, seat, _reason(e), f"{what}: {type(e).__name__}: {e}", raw)
+        return False
+    return True
+
+
+def _reason(e: BaseException) -> str:
+    reason = getattr(e, "forfeit_reason", None)  # an external bot's fault names its kind
+    return reason if isinstance(reason, str) else EXCEPTION
+
+
+def _hook_all(agents: tuple[Agent, Agent], hook: str, rec: GameRecord, raw: Any, *args: Any) -> None:
+    """Call ``hook`` (with the record and ``args``, or ``args`` only) on both bots; raising forfeits."""
+    for seat, agent in enumerate(agents):
+        hook_args = (rec,) if hook == "game_end" else args
+        _guarded(rec, seat, raw, _hook, agent, hook, *hook_args)
 
 
 def _loop(
@@ -274,10 +339,10 @@ def _loop(
         except MoveTimeout:
             _forfeit(rec, seat, TIMEOUT, f"no move within {move_time}s", raw)
             return
-        except Exception as e:  # noqa: BLE001 - any bot crash is a forfeit
-            reason = getattr(e, "forfeit_reason", None)  # an external bot's fault names its kind
-            reason = reason if isinstance(reason, str) else EXCEPTION
-            _forfeit(rec, seat, reason, f"{type(e).__name__}: {e}", raw)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # noqa: BLE001 - any bot crash (sys.exit() too) is a forfeit
+            _forfeit(rec, seat, _reason(e), f"{type(e).__name__}: {e}", raw)
             return
         if move_time is not None:
             took = perf() - start
@@ -301,8 +366,10 @@ def _loop(
             k = info.get("deal")
             if k is not None and k != last_deal:
                 last_deal = k
-                deals.append(_deal_dict(info["deal_result"]))
-                _hook_all(agents, "deal_end", deals[-1])
+                deals.append(deal_dict(info["deal_result"]))
+                _hook_all(agents, "deal_end", rec, raw, deals[-1])
+                if rec.forfeit is not None:
+                    return
     _finish(rec, raw)
 
 

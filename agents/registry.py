@@ -23,8 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import plugins
 from .base import Agent
 from .rules import ASSIST_MODES, assist_mode
+
+PLUGIN = "plugin"  # parse_spec's name for a bot from outside the package (agents.plugins)
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,10 @@ def describe_agents() -> str:
         head = f"[{b.positional.upper()},]" if b.positional else ""
         lines.append(f"  {b.name}{':' + head + ','.join(parts) if parts else ''}  - {b.help}")
         lines += [f"      {k}: {p.help}" for k, p in b.params.items() if p.choices or k == b.positional]
+    lines += [f"  {n}[:key=value,...]  - installed plug-in ({t})"
+              for n, t in sorted(plugins.installed().items())]
+    lines.append("  module.path:Class[:key=value,...] or path/to/bot.py:Class[:key=value,...]"
+                 "  - your own bot class (agents/plugins.py)")
     return "known bots (spec NAME or NAME:key=value,...):\n" + "\n".join(lines)
 
 
@@ -165,7 +172,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name = name.strip().lower()
     info = KNOWN_AGENTS.get(name)
     if info is None:
-        raise _error(f"unknown bot {name!r} in spec {spec!r}")
+        return _parse_plugin(spec.strip(), name, rest)
     values = {k: p.default for k, p in info.params.items()}
     if info.raw:
         try:
@@ -197,6 +204,22 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, values
 
 
+def _parse_plugin(spec: str, name: str, rest: str) -> tuple[str, dict[str, Any]]:
+    """A bot registered by an installed package, or a class by import path or file."""
+    target = plugins.installed().get(name)
+    params = rest
+    if target is None:
+        split = plugins.split_target(spec)
+        if split is None:
+            raise _error(f"unknown bot {name!r} in spec {spec!r}")
+        target, params = split
+    try:
+        plugins.load(target)  # a typo fails here, before any game
+        return PLUGIN, {"target": target, "params": plugins.parse_params(params, spec), "spec": spec}
+    except plugins.PluginError as e:
+        raise _error(str(e)) from None
+
+
 def canonical_name(name: str, values: dict[str, Any]) -> str:
     """The spec string naming a bot: defaults are left out (``"pimc"``, ``"pimc:worlds=8"``,
     ``"ppo:x.pt,assist=none"``)."""
@@ -211,6 +234,10 @@ def canonical_name(name: str, values: dict[str, Any]) -> str:
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """Build a bot from its spec string (see the module docstring)."""
     name, values = parse_spec(spec)
+    if name == PLUGIN:
+        agent = plugins.build(values["target"], values["params"], seed, values["spec"])
+        agent.name = values["spec"]
+        return agent
     agent = _resolve(KNOWN_AGENTS[name].target)(seed=seed, **values)
     if not KNOWN_AGENTS[name].names_itself:
         agent.name = canonical_name(name, values)

@@ -63,6 +63,23 @@ After every deal, ``infos[agent]`` holds ``"deal_result"``
 illegal action under ``illegal_action="lose"`` adds ``"illegal_action"`` to the
 offender's info.
 
+### Rendering
+
+``render_mode="ansi"`` (``render()`` returns the text) or ``"human"`` (printed
+after ``reset`` and every ``step``) draws the table from ONE FIXED SIDE,
+``render_view="player_0"`` by default (or ``"player_1"``): that player's hand,
+the other hand face down, from the player's
+:class:`~sixtysix_env.knowledge.PlayerView` only (:mod:`sixtysix_env.render`),
+so it never shows a player's hidden cards to the other, whoever is to act.
+``render_view="all"`` is the explicit spectator opt-in (both hands; replays).
+
+### Copying
+
+The env is a value: ``copy.deepcopy`` and ``pickle`` (of ``raw_env`` and of
+``env()``) give an independent env in the same position (the deal, the match,
+the seed, rewards, infos and the agent to act), which plays on exactly as
+the original would.
+
 ### Other API
 
 ``view(agent)`` returns the agent's :class:`~sixtysix_env.knowledge.PlayerView`
@@ -77,10 +94,8 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
@@ -91,7 +106,7 @@ from .deals import deal, fixed_deal, next_deal
 from .engine import PLAYER_IDS, State
 from .knowledge import PlayerView, view
 from .observation import FULL_OBS_HIGH, FULL_OBS_LOW, OBS_HIGH, OBS_LOW, encode_full, encode_with_mask
-from .render import render_text
+from .render import RENDER_MODES, SPECTATOR, Table, check_render_args, player_table, show, spectator_table
 from .seeding import deal_rng, fresh_seed
 
 EPISODES = ("match", "deal")
@@ -172,12 +187,17 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         return self.env.last(observe)
 
 
-class raw_env(AECEnv, EzPickle):
-    """Sixty-Six as a PettingZoo AEC environment; see the module docstring."""
+class raw_env(AECEnv):
+    """Sixty-Six as a PettingZoo AEC environment; see the module docstring.
+
+    Not an ``EzPickle``: that rebuilds an env from its constructor arguments and
+    drops the game in progress; the instance dict (state, seed, rewards, infos,
+    agent to act) is the env's value, copied and pickled as it is.
+    """
 
     metadata = {
         "name": "sixtysix_v0",
-        "render_modes": ["human", "ansi"],
+        "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -190,10 +210,8 @@ class raw_env(AECEnv, EzPickle):
         illegal_penalty: float = 1.0,
         perfect_information: bool = False,
         render_mode: str | None = None,
+        render_view: str = PLAYER_IDS[0],
     ) -> None:
-        EzPickle.__init__(
-            self, episode, reward, illegal_action, illegal_penalty, perfect_information, render_mode
-        )
         super().__init__()
         if episode not in EPISODES:
             raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
@@ -205,14 +223,14 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError('reward="match" needs episode="match"; a deal episode pays game points')
         if illegal_action not in ILLEGAL:
             raise ValueError(f"illegal_action must be one of {ILLEGAL}, got {illegal_action!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
+        check_render_args(render_mode, render_view, (*PLAYER_IDS, SPECTATOR))
         self.episode = episode
         self.reward_mode = reward
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.perfect_information = bool(perfect_information)
         self.render_mode = render_mode
+        self.render_view = render_view
 
         self.agents = list(PLAYER_IDS)
         self.possible_agents = list(PLAYER_IDS)
@@ -361,14 +379,14 @@ class raw_env(AECEnv, EzPickle):
         raise ValueError(f"unknown agent {agent!r}; agents are {list(PLAYER_IDS)}")
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        text = render_text(self._state())
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        """The table from the ``render_view`` side (see "Rendering" in the module docstring)."""
+        return show(self.render_mode, self._render_table)
+
+    def _render_table(self) -> Table:
+        state = self._state()
+        if self.render_view == SPECTATOR:
+            return spectator_table(state)
+        return player_table(view(state, self._index[self.render_view]))
 
     def close(self) -> None:
         pass

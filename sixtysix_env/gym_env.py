@@ -38,6 +38,42 @@ Terminated at the end of the deal or match. An illegal learner action also
 terminates the episode, with reward ``-illegal_penalty`` and the unchanged
 (valid) observation; it is never a truncation.
 
+## Protocol
+
+``step`` checks the wrapper's own protocol and raises named errors (all
+exported from :mod:`sixtysix_env`):
+
+- :class:`ResetNeededError` (a ``RuntimeError`` and gymnasium's
+  ``ResetNeeded``): ``step`` before ``reset``, after the episode ended (also
+  by an illegal learner action), or after the opponent failed (its error is
+  chained as the cause). Only ``reset`` starts play again.
+- :class:`OpponentError`: the opponent raised inside ``reset`` or ``step``
+  (its exception is the cause); the env then refuses to step until ``reset``.
+- :class:`OpponentActionError` (also an
+  :class:`~sixtysix_env.actions.IllegalActionError`): the opponent returned
+  something that is not a legal action (``None``, ``3.7``, an illegal id);
+  the message names the opponent and the value. Same refusal until ``reset``.
+- :class:`ProtocolError`, the base of these: also raised when it is not the
+  learner's turn (the inner ``aec_env`` was stepped from outside).
+
+## Rendering
+
+``render_mode="ansi"`` (``render()`` returns the text) or ``"human"``
+(printed after ``reset`` and every ``step``, once, at the learner's
+decision) draws the table from the LEARNER'S SEAT, from the learner's
+:class:`~sixtysix_env.knowledge.PlayerView` only (:mod:`sixtysix_env.render`):
+the opponent's hand stays face down whoever is to act.
+``render_view="all"`` is the explicit spectator opt-in (both hands).
+
+## Copying
+
+The env is a value: ``copy.deepcopy`` and ``pickle`` give an independent env
+in the same position (match, seat, ``np_random``, opponent) that plays on
+exactly as the original would. The opponent is copied with it: an Agent or a
+bot made from a spec string is pickled with its state (its random generator
+too), a callable is kept by ``deepcopy`` and must be picklable (no lambda)
+for ``pickle``.
+
 ## Arguments
 
 - ``opponent``: an object with ``act(view) -> int`` (an
@@ -48,6 +84,7 @@ terminates the episode, with reward ``-illegal_penalty`` and the unchanged
   or None: uniformly random legal actions drawn from ``self.np_random``.
 - ``seat``: 0, 1, or None (random each episode).
 - ``episode``, ``reward``, ``perfect_information``, ``render_mode``: as the AEC env.
+- ``render_view``: ``"learner"`` (default) or ``"all"`` (spectator: both hands).
 - ``illegal_penalty``: reward for an illegal learner action is minus this.
 
 ## Attributes
@@ -67,20 +104,43 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 
-from .actions import N_ACTIONS, IllegalActionError, random_action
+from .actions import N_ACTIONS, IllegalActionError, check_action, describe_action, random_action
 from .aec import raw_env
-from .engine import PLAYER_IDS
+from .engine import PLAYER_IDS, WINDOW_NAMES
 from .knowledge import PlayerView
 from .observation import FULL_OBS_HIGH, FULL_OBS_LOW, OBS_HIGH, OBS_LOW
+from .render import RENDER_MODES, SPECTATOR, Table, check_render_args, player_table, show, spectator_table
 
 #: Entry-point group of bot factories: each entry is a callable ``spec -> agent``.
 #: The sixtysix package registers ``make_agent = "agents:make_agent"``.
 AGENT_FACTORIES = "sixtysix.agents"
+#: ``render_view`` of the learner's seat (the default).
+LEARNER = "learner"
 
 
 class UnknownOpponentError(ValueError):
     """An opponent spec string that no installed bot factory can make."""
+
+
+class ProtocolError(RuntimeError):
+    """The single-agent wrapper used out of its protocol (the base of its errors);
+    raised itself when it is not the learner's turn."""
+
+
+class ResetNeededError(ProtocolError, ResetNeeded):
+    """``step`` with no episode in play: before ``reset``, after the episode
+    ended, or after the opponent failed (then chained from its error)."""
+
+
+class OpponentError(ProtocolError):
+    """The opponent raised inside ``reset`` or ``step`` (its exception is the cause)."""
+
+
+class OpponentActionError(IllegalActionError, OpponentError):
+    """The opponent returned something that is not a legal action; the message
+    names the opponent and the value (``action``)."""
 
 
 def agent_from_spec(spec: str) -> Any:
@@ -121,7 +181,7 @@ class RandomLegalOpponent:
 class SixtySixGymEnv(gymnasium.Env):
     """One seat of Sixty-Six against a fixed opponent; see the module docstring."""
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(
         self,
@@ -132,19 +192,18 @@ class SixtySixGymEnv(gymnasium.Env):
         illegal_penalty: float = 1.0,
         perfect_information: bool = False,
         render_mode: str | None = None,
+        render_view: str = LEARNER,
     ) -> None:
         if seat is not None and (isinstance(seat, bool) or seat not in (0, 1)):
             raise ValueError(f"seat must be 0, 1 or None (random), got {seat!r}")
-        self.aec_env = raw_env(
-            episode=episode,
-            reward=reward,
-            perfect_information=perfect_information,
-            render_mode=render_mode,
-        )
+        check_render_args(render_mode, render_view, (LEARNER, SPECTATOR))
+        # The inner env never renders: this wrapper draws the learner's side itself.
+        self.aec_env = raw_env(episode=episode, reward=reward, perfect_information=perfect_information)
         self.seat = seat
         self.illegal_penalty = float(illegal_penalty)
         self.perfect_information = bool(perfect_information)
         self.render_mode = render_mode
+        self.render_view = render_view
         self.action_space = spaces.Discrete(N_ACTIONS)
         box = spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
         if self.perfect_information:
@@ -154,9 +213,12 @@ class SixtySixGymEnv(gymnasium.Env):
             self.observation_space = box
         self._opponent_spec = opponent
         self.opponent: Any = None
-        self._opponent_act: Callable[[str], int] | None = None
+        self._opponent_takes_view = True  # act(view) (an Agent), else a callable on the observation dict
         self.learner = PLAYER_IDS[0]
         self._obs: dict[str, np.ndarray] | None = None
+        # Why step() refuses to play (None while an episode is in play), and the opponent's error.
+        self._stopped: str | None = "no episode has started"
+        self._failure: BaseException | None = None
 
     # ------------------------------------------------------------- opponent
     def _make_opponent(self) -> None:
@@ -166,23 +228,60 @@ class SixtySixGymEnv(gymnasium.Env):
             spec = RandomLegalOpponent(self.np_random)
         elif isinstance(spec, str):
             spec = agent_from_spec(spec)
-        if hasattr(spec, "act"):
-            self._opponent_act = lambda agent: int(spec.act(self.aec_env.view(agent)))
-        elif callable(spec):
-            self._opponent_act = lambda agent: int(spec(self.aec_env.observe(agent)))
-        else:
+        if not hasattr(spec, "act") and not callable(spec):
             raise ValueError(
                 f"opponent must be an Agent (with act(view)), a callable on the observation dict, "
                 f"a bot spec string or None; got {spec!r}"
             )
+        self._opponent_takes_view = hasattr(spec, "act")
         self.opponent = spec
+
+    def _opponent_name(self) -> str:
+        opp = self.opponent
+        if isinstance(self._opponent_spec, str):
+            return repr(self._opponent_spec)
+        name = getattr(opp, "name", None) if self._opponent_takes_view else None
+        return repr(name or getattr(opp, "__qualname__", None) or opp)
+
+    def _ask_opponent(self, method: Callable[..., Any], *args: Any) -> Any:
+        """``method(*args)`` of the opponent; what it raises becomes an :class:`OpponentError`."""
+        try:
+            return method(*args)
+        except Exception as e:
+            name = self._opponent_name()
+            raise self._fail(OpponentError(f"the opponent {name} raised {type(e).__name__}: {e}")) from e
+
+    def _fail(self, error: OpponentError) -> OpponentError:
+        """Record the opponent's failure: ``step`` refuses to play until ``reset``."""
+        self._stopped = str(error)
+        self._failure = error
+        return error
+
+    def _opponent_action(self, agent: str) -> int:
+        """The opponent's move, checked with :func:`~sixtysix_env.actions.check_action`."""
+        env = self.aec_env
+        if self._opponent_takes_view:
+            value = self._ask_opponent(self.opponent.act, env.view(agent))
+        else:
+            value = self._ask_opponent(self.opponent, env.observe(agent))
+        state = env.game_state
+        assert state is not None
+        legal = state.legal_mask()
+        try:
+            return check_action(value, legal, lambda: self._opponent_where(agent, state.window))
+        except IllegalActionError as e:
+            raise self._fail(OpponentActionError(str(e), value, legal)) from None
+
+    def _opponent_where(self, agent: str, window: int) -> str:
+        return f" from the opponent {self._opponent_name()} as {agent} in the {WINDOW_NAMES[window]} window"
 
     # ------------------------------------------------------------- API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
-        if self._opponent_act is None:
+        self._stopped, self._failure = "reset() did not finish", None
+        if self.opponent is None:
             self._make_opponent()
         if isinstance(self.opponent, RandomLegalOpponent):
             self.opponent.rng = self.np_random  # super().reset(seed) may replace it
@@ -191,30 +290,30 @@ class SixtySixGymEnv(gymnasium.Env):
         match_seed = int(self.np_random.integers(2**63 - 1))
         opp_seed = int(self.np_random.integers(2**31 - 1))
         if hasattr(self.opponent, "reset"):
-            self.opponent.reset(opp_seed)
+            self._ask_opponent(self.opponent.reset, opp_seed)
         self.aec_env.reset(seed=match_seed, options=options)
-        reward, terminated = self._play_opponent()
-        assert not terminated, "the learner always acts before an episode can end"
+        self._play_opponent()
+        assert self._stopped is None, "the learner always acts before an episode can end"
+        self._render_human()
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        self._check_learners_turn()
         env = self.aec_env
-        if env.game_state is None:
-            raise RuntimeError("call reset() first")
-        if env.terminations[self.learner]:
-            raise RuntimeError("the episode is over; call reset()")
         try:
-            a = env.game_state.check_action(action)
+            a = env.game_state.check_action(action)  # type: ignore[union-attr]
         except IllegalActionError:
+            self._stopped = f"the episode ended with the learner's illegal action {describe_action(action)}"
             self._obs = None  # fresh arrays: callers may keep the previous ones
             info = self._info()
             info["illegal_action"] = action
+            self._render_human()
             return self._observation(), -self.illegal_penalty, True, False, info
         env.step(a)
         reward = float(env.rewards[self.learner])
-        extra, terminated = self._play_opponent()
-        reward += extra
-        terminated = terminated or env.terminations[self.learner]
+        reward += self._play_opponent()
+        terminated = self._stopped is not None
+        self._render_human()
         return self._observation(), reward, terminated, False, self._info()
 
     def action_masks(self) -> np.ndarray:
@@ -226,20 +325,42 @@ class SixtySixGymEnv(gymnasium.Env):
         return self.aec_env.view(self.learner)
 
     def render(self) -> str | None:
-        return self.aec_env.render()
+        """The table from the learner's seat (``render_view="all"``: both hands)."""
+        return show(self.render_mode, self._render_table)
 
     # ------------------------------------------------------------- helpers
-    def _play_opponent(self) -> tuple[float, bool]:
-        """Let the opponent act until it is the learner's turn or the episode ends."""
+    def _render_table(self) -> Table:
+        if self.render_view == SPECTATOR:
+            return spectator_table(self.aec_env._state())
+        return player_table(self.view())
+
+    def _render_human(self) -> None:
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_learners_turn(self) -> None:
+        if self._stopped is not None:
+            raise ResetNeededError(f"{self._stopped}; call reset()") from self._failure
+        to_act = self.aec_env.agent_selection
+        if to_act != self.learner:
+            raise ProtocolError(
+                f"it is {to_act}'s turn, not the learner's ({self.learner}): "
+                "was the inner aec_env stepped from outside? call reset()"
+            )
+
+    def _play_opponent(self) -> float:
+        """Let the opponent act until it is the learner's turn or the episode ends;
+        the learner's reward meanwhile. Sets ``_stopped`` when the episode is over."""
         env = self.aec_env
         reward = 0.0
         opp = PLAYER_IDS[1 - PLAYER_IDS.index(self.learner)]
-        assert self._opponent_act is not None
+        self._stopped = "the opponent's move did not finish"  # stays if anything escapes
         while not env.terminations[opp] and env.agent_selection == opp:
-            env.step(self._opponent_act(opp))
+            env.step(self._opponent_action(opp))
             reward += float(env.rewards[self.learner])
         self._obs = None
-        return reward, env.terminations[self.learner]
+        self._stopped = "the episode is over" if env.terminations[self.learner] else None
+        return reward
 
     def _obs_dict(self) -> dict[str, np.ndarray]:
         if self._obs is None:
@@ -261,7 +382,12 @@ class SixtySixGymEnv(gymnasium.Env):
 
 __all__ = [
     "AGENT_FACTORIES",
+    "LEARNER",
+    "OpponentActionError",
+    "OpponentError",
+    "ProtocolError",
     "RandomLegalOpponent",
+    "ResetNeededError",
     "SixtySixGymEnv",
     "UnknownOpponentError",
     "agent_from_spec",

@@ -1,54 +1,185 @@
-"""A compact text picture of the table, from the point of view of the player
-to act (the environments' ``ansi`` and ``human`` render modes).
+"""Pictures of the table from one player's side, a spectator's only on request
+(the environments' ``ansi`` and ``human`` render modes).
 
-Example::
+Every picture is drawn from a :class:`Table`, a plain description of what is
+on the table, and a :class:`Table` is built only from
+:class:`~sixtysix_env.knowledge.PlayerView` objects:
 
-    player_1 to act (lead window), dealer player_0, match 0:0
-    trump: hearts, face-up KH, talon 12 (open)
-    hand:  9C QC AS JH TD AD
-    table: -
+- :func:`player_table` ``(view)``: one player's side: that player's hand,
+  the opponent's hand face down (with the cards it is known to hold), the
+  legal actions only when that player is to act. What the environments
+  render by default; by construction it shows nothing the player may not
+  know (RULES.md section 6), and the tests resample the hidden cards and
+  check that the picture does not change.
+- :func:`spectator_table` ``(state)``: both hands, built from both players'
+  views: the explicit opt-in ``render_view="all"`` (replays, debugging).
+
+:func:`render_text` writes a table as text; :func:`show` is what an env's
+``render()`` does in each render mode. A picture mode (``rgb_array``) is one
+more function drawing the same :class:`Table` and one more branch in
+:func:`show`.
+
+Example (``player_table(view(state, 0))``)::
+
+    player_0's side: player_1 to act (follow window), dealer player_1, match 0:0
+    trump: hearts, face-up AH, talon 12 (open)
+    player_0 (me): TC TS AS QH KH
+    player_1: 6 cards, known: -
+    table: AC
     score: player_0 0 (0 tricks), player_1 0 (0 tricks)
-    legal: 0 play 9C | 2 play QC | ... | 29 close
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
 from .actions import action_name, actions_of
 from .cards import CARD_NAMES, SUIT_NAMES, names_of
 from .engine import PLAYER_IDS, TALON_CLOSED, WINDOW_NAMES, State
+from .knowledge import PlayerView, view
+
+#: Render modes of both environments.
+RENDER_MODES = ("human", "ansi")
+#: The ``render_view`` that shows both hands (a spectator's view; an explicit opt-in only).
+SPECTATOR = "all"
 
 
-def render_text(state: State) -> str:
-    """The table as text; shows only the hand of the player to act."""
-    p = state.to_act
-    lines = []
-    if state.result is not None:
-        r = state.result
-        who = "nobody (drawn)" if r.winner is None else PLAYER_IDS[r.winner]
-        lines.append(
-            f"deal over: {who} wins {r.game_points} ({r.reason}), scores {r.scores[0]}:{r.scores[1]}"
-        )
-    else:
-        lines.append(f"{PLAYER_IDS[p]} to act ({WINDOW_NAMES[state.window]} window)")
-    lines[-1] += f", dealer {PLAYER_IDS[state.dealer]}, match {state.match_scores[0]}:{state.match_scores[1]}"
-    talon_state = state.talon_phase  # "open", "closed" or "spent"
-    if talon_state == TALON_CLOSED:
-        talon_state = f"closed by {PLAYER_IDS[state.closed_by]}"
-    face_up = f", face-up {CARD_NAMES[state.trump_card]}" if state.stock else ""
-    lines.append(f"trump: {SUIT_NAMES[state.trump]}{face_up}, talon {state.stock} ({talon_state})")
-    if state.result is None:
-        lines.append(f"hand:  {' '.join(names_of(state.hands[p])) or '-'}")
-    table = CARD_NAMES[state.lead_card] if state.lead_card >= 0 else "-"
-    if state.marriage_suit >= 0:
-        table += f" (marriage in {SUIT_NAMES[state.marriage_suit]} shown)"
-    lines.append(f"table: {table}")
-    lines.append(
-        "score: " + ", ".join(f"{PLAYER_IDS[q]} {state.score(q)} ({state.tricks[q]} tricks)" for q in (0, 1))
+@dataclass(frozen=True, slots=True)
+class Table:
+    """What a picture of the table shows; card sets are 24-bit masks.
+
+    ``side`` is the player whose side it is drawn from, or None for a
+    spectator. ``hands[p]`` is player p's hand, or None when it is face down
+    (then ``hand_sizes[p]`` cards, of which ``known[p]`` are known).
+    ``legal_mask`` holds the actions shown as legal: the side's when it is
+    to act (a spectator sees the acting player's), else 0.
+    """
+
+    side: int | None
+    hands: tuple[int | None, int | None]
+    hand_sizes: tuple[int, int]
+    known: tuple[int, int]
+    to_act: int
+    window: int
+    dealer: int
+    match_scores: tuple[int, int]
+    trump: int
+    face_up: int  # the face-up trump card, -1 once the talon is empty
+    stock: int
+    talon: str  # "open", "closed by player_1" or "spent"
+    lead_card: int
+    marriage_suit: int
+    scores: tuple[int, int]
+    tricks: tuple[int, int]
+    legal_mask: int
+    result: Any  # a DealResult once the deal is over, else None
+
+
+def _table(v: PlayerView, hands: tuple[int | None, int | None], known: tuple[int, int],
+           side: int | None, legal_mask: int) -> Table:
+    """A table with everything public taken from ``v``."""
+    talon = v.talon_phase
+    if talon == TALON_CLOSED:
+        talon = f"closed by {PLAYER_IDS[v.closed_by]}"
+    sizes = [0, 0]
+    sizes[v.player] = v.hand.bit_count()
+    sizes[v.opponent] = v.opp_hand_size
+    return Table(
+        side=side, hands=hands, hand_sizes=(sizes[0], sizes[1]), known=known,
+        to_act=v.to_act, window=v.window, dealer=v.dealer, match_scores=v.match_scores,
+        trump=v.trump, face_up=v.trump_card, stock=v.stock, talon=talon,
+        lead_card=v.lead_card, marriage_suit=v.marriage_suit, scores=v.scores,
+        tricks=v.tricks, legal_mask=legal_mask, result=v.result,
     )
-    legal = actions_of(state.legal_mask())
+
+
+def player_table(v: PlayerView) -> Table:
+    """The table from ``v.player``'s side: only what that player may know."""
+    p = v.player
+    hands: list[int | None] = [None, None]
+    hands[p] = v.hand
+    known = [0, 0]
+    known[v.opponent] = v.opp_known
+    return _table(v, (hands[0], hands[1]), (known[0], known[1]), p, v.legal_mask)
+
+
+def spectator_table(state: State) -> Table:
+    """Both hands face up (``render_view="all"``): for replays and debugging, never a player."""
+    views = (view(state, 0), view(state, 1))
+    acting = views[state.to_act]
+    return _table(acting, (views[0].hand, views[1].hand), (0, 0), None, acting.legal_mask)
+
+
+def _hand_line(t: Table, p: int) -> str:
+    name = PLAYER_IDS[p]
+    hand = t.hands[p]
+    if hand is not None:
+        me = " (me)" if t.side == p else ""
+        return f"{name}{me}: {' '.join(names_of(hand)) or '-'}"
+    return f"{name}: {t.hand_sizes[p]} cards, known: {' '.join(names_of(t.known[p])) or '-'}"
+
+
+def render_text(t: Table) -> str:
+    """The table as text (the ``ansi`` and ``human`` modes)."""
+    if not isinstance(t, Table):
+        raise TypeError(f"render_text draws a Table (player_table(view), spectator_table(state)); got {t!r}")
+    side = "spectator" if t.side is None else f"{PLAYER_IDS[t.side]}'s side"
+    if t.result is not None:
+        r = t.result
+        who = "nobody (drawn)" if r.winner is None else PLAYER_IDS[r.winner]
+        head = f"deal over: {who} wins {r.game_points} ({r.reason}), scores {r.scores[0]}:{r.scores[1]}"
+    else:
+        head = f"{PLAYER_IDS[t.to_act]} to act ({WINDOW_NAMES[t.window]} window)"
+    lines = [f"{side}: {head}, dealer {PLAYER_IDS[t.dealer]}, match {t.match_scores[0]}:{t.match_scores[1]}"]
+    face_up = f", face-up {CARD_NAMES[t.face_up]}" if t.face_up >= 0 else ""
+    lines.append(f"trump: {SUIT_NAMES[t.trump]}{face_up}, talon {t.stock} ({t.talon})")
+    lines += [_hand_line(t, p) for p in (0, 1)]
+    table = CARD_NAMES[t.lead_card] if t.lead_card >= 0 else "-"
+    if t.marriage_suit >= 0:
+        table += f" (marriage in {SUIT_NAMES[t.marriage_suit]} shown)"
+    lines.append(f"table: {table}")
+    scores = (f"{PLAYER_IDS[q]} {t.scores[q]} ({t.tricks[q]} tricks)" for q in (0, 1))
+    lines.append("score: " + ", ".join(scores))
+    legal = actions_of(t.legal_mask)
     if legal:
         lines.append("legal: " + " | ".join(f"{a} {action_name(a)}" for a in legal))
     return "\n".join(lines)
 
 
-__all__ = ["render_text"]
+def show(render_mode: str | None, table: Callable[[], Table]) -> str | None:
+    """What an env's ``render()`` does with the ``table()`` it draws: ``"ansi"``
+    returns the text, ``"human"`` prints it (and returns None), None warns
+    that no render mode was chosen."""
+    if render_mode is None:
+        import gymnasium  # only the environments call this; drawing a table needs no gymnasium
+
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+        return None
+    text = render_text(table())
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
+
+
+def check_render_args(render_mode: str | None, render_view: Any, views: tuple[Any, ...]) -> None:
+    """``ValueError`` unless ``render_mode`` is one of :data:`RENDER_MODES` or None
+    and ``render_view`` one of ``views``."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be one of {list(RENDER_MODES)} or None, got {render_mode!r}")
+    if isinstance(render_view, bool) or render_view not in views:
+        raise ValueError(f"render_view must be one of {list(views)}, got {render_view!r}")
+
+
+__all__ = [
+    "RENDER_MODES",
+    "SPECTATOR",
+    "Table",
+    "check_render_args",
+    "player_table",
+    "render_text",
+    "show",
+    "spectator_table",
+]

@@ -41,6 +41,10 @@ observation, and the critic's extra input adds only the encoding of the hidden c
 Seeding: ``VectorEnv(n, seed)`` deals every table from one ``random.Random(seed)``
 (:func:`~sixtysix_env.seeding.make_rng`), table by table in order, so a seed
 fixes the whole run for a given sequence of actions.
+
+Copying: a ``VectorEnv`` is a value; ``copy.deepcopy`` and ``pickle`` give an
+independent copy (states, random generator, arrays) that plays on exactly as
+the original.
 """
 
 from __future__ import annotations

@@ -11,9 +11,10 @@ import random
 from collections.abc import Iterator
 
 from sixtysix_env.actions import DECLARE
+from sixtysix_env.cards import cards_of
 from sixtysix_env.deals import deal
 from sixtysix_env.engine import State
-from sixtysix_env.knowledge import PlayerView, view
+from sixtysix_env.knowledge import PlayerView, resample, view
 
 
 def random_move(state: State, rng: random.Random, declare: float = 1.0) -> int:
@@ -45,3 +46,25 @@ def random_states(n_deals: int, seed: int, declare: float = 1.0, final: bool = F
 def random_views(n_deals: int, seed: int, declare: float = 1.0) -> list[PlayerView]:
     """The views of the player to act at every decision of :func:`random_play`."""
     return [view(s, s.to_act) for s in random_play(n_deals, seed, declare) if not s.is_over]
+
+
+def resampled_deal(hands: list[list[int]], talon: list[int], state: State, p: int,
+                   rng: random.Random) -> tuple[list[list[int]], list[int]]:
+    """The first deal (``hands``, ``talon`` as card ids) with only the cards ``p`` has not
+    seen by ``state`` (a later state of that deal) replaced, consistently with what ``p``
+    knows: replaying the same actions on it gives ``p`` the same information (leak tests)."""
+    r = resample(state, p, rng)
+    opp = 1 - p
+    hands, talon = [list(h) for h in hands], list(talon)
+    hidden = state.hands[opp] & ~state.known[opp]
+    fresh = sorted(cards_of(r.hands[opp] & ~r.known[opp]))
+    slots = [("h", i) for i, c in enumerate(hands[opp]) if hidden >> c & 1]
+    slots += [("t", j) for j, c in enumerate(talon) if hidden >> c & 1]
+    for (kind, i), c in zip(sorted(slots), fresh, strict=True):
+        if kind == "h":
+            hands[opp][i] = c
+        else:
+            talon[i] = c
+    for j in range(12 - state.stock, 11) if state.stock else ():
+        talon[j] = r.talon[j]
+    return hands, talon

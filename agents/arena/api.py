@@ -13,11 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.play import agent_name
 from agents.registry import parse_spec
 
 from .options import ArenaOptions, OptionError
 from .pairing import PairingStats, pairing_stats
-from .records import ResultsFileError, open_results
+from .records import Warn, open_results
 from .report import RoundRobinResult
 from .runner import AgentLike, GameLine, Setup, backend_for, play_missing
 from .schedule import Task, pairings, schedule
@@ -138,7 +139,7 @@ def display_names(players: Sequence[AgentLike]) -> list[str]:
     """Display names: the spec string, or the object's ``name``; repeats get ``#2``, ``#3``."""
     names: list[str] = []
     for p in players:
-        base = p if isinstance(p, str) else str(getattr(p, "name", type(p).__name__))
+        base = p if isinstance(p, str) else agent_name(p)
         name, k = base, 2
         while name in names:
             name, k = f"{base}#{k}", k + 1
@@ -147,16 +148,23 @@ def display_names(players: Sequence[AgentLike]) -> list[str]:
 
 
 def validate_resumed(path: str, lines: list[GameLine], tasks: list[Task]) -> dict[int, GameLine]:
-    """The recorded games of this run's schedule by index; a game with other seeds or seats is an error."""
+    """The recorded games of this run's schedule by index (the last good line of each).
+
+    A line whose seed, seats or pairing differ from the schedule is damaged:
+    it is skipped with a warning and its game played again. Lines past this
+    run's games (a longer run's) are kept in the file but not counted.
+    """
     by_index = {t.index: t for t in tasks}
     done = {}
+    warn = Warn(path)
     for line in lines:
         t = by_index.get(line["index"])
         if t is None:
-            continue  # beyond this run's game count (the file's run was longer)
-        if line.get("seed") != t.seed or line.get("seats") != list(t.seats):
-            raise ResultsFileError(
-                f"{path}: game {t.index} does not match this run's schedule (seed or seats differ)"
-            )
+            continue
+        if (line["seed"], line["seats"], line["pairing"]) != (t.seed, list(t.seats), [t.a, t.b]):
+            warn(f" game {t.index} does not match this run's schedule (seed, seats or pairing differ); "
+                 "it is played again")
+            continue
         done[t.index] = line
+    warn.done("games that do not match the schedule")
     return done

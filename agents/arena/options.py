@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
 
-from agents.play import UNITS
+from agents.play import UNITS, check_move_time
 
 from .sprt import SprtSettings, sprt_settings
 
@@ -57,14 +57,14 @@ def check_positive_int(value: Any) -> int:
 
 
 def check_seconds(value: Any) -> float | None:
-    """A time limit: positive seconds, or None for none."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, Real):
+    """A per-move limit: finite positive seconds up to ``MAX_MOVE_TIME`` (1e6), or None for none.
+
+    Infinite or huge limits are errors here, before any game starts (the
+    move alarm cannot be set that far); no limit is None (no ``--move-time``).
+    """
+    if value is not None and (isinstance(value, bool) or not isinstance(value, Real)):
         raise ValueError(f"must be a number of seconds or None, got {value!r}")
-    if not value > 0:
-        raise ValueError(f"must be positive, got {value!r}")
-    return value
+    return check_move_time(value)
 
 
 def check_unit(value: Any) -> str:

@@ -11,17 +11,28 @@ interrupted run loses at most the games in flight; :func:`open_results` with
 configuration) and the arena plays only the missing game indices. Game lines
 may come in any order (parallel workers); readers order them by index.
 
-A final line cut off mid-write (no newline: the run was killed while
-writing) is dropped and trimmed away on resume; any other unreadable line is
-a :class:`ResultsFileError`.
+The file survives anything a user or a crash can do to it. A line that is
+not a well-formed game record (cut off by a kill, hand-edited, a missing or
+mistyped field) is skipped with a warning on stderr, every good line is kept,
+and a resumed run replays the games it lost; so does a game whose seed or
+seats do not match the schedule (checked by the arena). Lines are never
+rewritten: each is appended with one ``write()`` to a file opened with
+``O_APPEND`` under an advisory ``flock``, so any number of processes may
+append to one file. A file with a header and no games (a run that failed
+at its start) is taken over by the next run. When one game is recorded
+twice, the last good line counts. Only a file whose first line is not an
+arena header is refused, so no other file is ever appended to.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import sys
 from collections.abc import Iterator, Mapping
-from typing import IO, Any, TextIO
+from typing import Any
 
 from agents.play import make_env
 from sixtysix_env.actions import action_name
@@ -34,7 +45,7 @@ MUTABLE_KEYS = frozenset({"games", "workers", "progress"})
 
 
 class ResultsFileError(ValueError):
-    """A results file that is corrupt, foreign to this run, or would be overwritten."""
+    """A results file that is not an arena's, belongs to another run, or would be overwritten."""
 
 
 def dumps(obj: Any) -> str:
@@ -45,62 +56,108 @@ def header_line(config: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "header", "format": FORMAT, "config": dict(config)}
 
 
-def _parse_lines(path: str) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
-    """(header, game lines, byte length of the well-formed prefix)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if not data.strip():
-        raise ResultsFileError(f"{path}: empty results file (no header line)")
+class Warn:
+    """Damaged-line warnings on stderr, at most ``limit`` lines then a count."""
+
+    def __init__(self, path: str, limit: int = 10) -> None:
+        self.path, self.limit, self.count = path, limit, 0
+
+    def __call__(self, message: str) -> None:
+        self.count += 1
+        if self.count <= self.limit:
+            print(f"warning: {self.path}:{message}", file=sys.stderr)
+
+    def done(self, what: str = "damaged lines skipped") -> None:
+        if self.count > self.limit:
+            print(f"warning: {self.path}: {self.count} {what} in all", file=sys.stderr)
+
+
+# A game line's fields and the types they must have (bools are not ints here).
+_INT, _LIST, _OPT_INT = (int,), (list,), (int, type(None))
+GAME_FIELDS: dict[str, tuple[type, ...]] = {
+    "index": _INT, "seed": _INT, "seats": _LIST, "pairing": _LIST, "cluster": _INT, "unit": (str,),
+    "players": _LIST, "agent_seeds": _LIST, "winner": _OPT_INT, "match_score": _LIST, "deals": _LIST,
+    "forfeit": (dict, type(None)), "actions": _LIST,
+}
+
+
+def game_problem(obj: Any) -> str | None:
+    """Why ``obj`` is not a well-formed game line, or None if it is."""
+    if not isinstance(obj, dict) or obj.get("type") != "game":
+        return "not a game record"
+    for key, types in GAME_FIELDS.items():
+        value = obj.get(key, KeyError)
+        if value is KeyError:
+            return f"no {key!r}"
+        if isinstance(value, bool) or not isinstance(value, types):
+            return f"{key!r} is {type(value).__name__}"
+    if obj["index"] < 0 or obj["winner"] not in (None, 0, 1) or not all(
+        isinstance(obj[k], list) and len(obj[k]) == 2 for k in ("seats", "pairing", "players", "match_score")
+    ):
+        return "a field is out of range"
+    if not all(isinstance(d, dict) and {"winner", "game_points", "reason"} <= d.keys() for d in obj["deals"]):
+        return "a malformed deal"
+    f = obj["forfeit"]
+    if f is not None and not (f.get("seat") in (0, 1) and isinstance(f.get("reason"), str)):
+        return "a malformed forfeit"
+    return None
+
+
+def _parse_lines(path: str, data: bytes | None = None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """(header or None for an empty file, the well-formed game lines in file order).
+
+    Damaged lines are skipped with a warning; a first line that is not an
+    arena header is a :class:`ResultsFileError`.
+    """
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
     lines = data.split(b"\n")
-    complete = data.endswith(b"\n")
-    good_end = 0
     header: dict[str, Any] | None = None
     games: list[dict[str, Any]] = []
+    warn = Warn(path)
     for lineno, raw in enumerate(lines, start=1):
-        is_tail = lineno == len(lines)
-        if is_tail and (complete or not raw.strip()):
-            break  # the empty string after the final newline
+        if not raw.strip():
+            continue
+        problem = None
         try:
             obj = json.loads(raw)
-            if not isinstance(obj, dict):
-                raise ValueError("not a JSON object")
         except ValueError as e:
-            if is_tail and header is not None:
-                break  # cut off mid-write by a killed run: drop it
-            raise ResultsFileError(f"{path}:{lineno}: corrupt results line ({e})") from None
+            obj, problem = None, f"not JSON ({e})"
         if header is None:
-            if obj.get("type") != "header" or obj.get("format") != FORMAT:
+            if not (isinstance(obj, dict) and obj.get("type") == "header" and obj.get("format") == FORMAT
+                    and isinstance(obj.get("config"), dict)):
                 raise ResultsFileError(
-                    f"{path}:1: not a sixtysix arena results file (expected a header line "
+                    f"{path}:{lineno}: not a sixtysix arena results file (expected a header line "
                     f"with format {FORMAT!r})"
                 )
             header = obj
-        else:
-            if obj.get("type") != "game" or not isinstance(obj.get("index"), int):
-                raise ResultsFileError(f"{path}:{lineno}: corrupt results line (not a game record)")
+            continue
+        problem = problem or game_problem(obj)
+        if problem is None:
             games.append(obj)
-        good_end += len(raw) + 1
-    if header is None:
-        raise ResultsFileError(f"{path}: no header line")
-    return header, games, min(good_end, len(data))
+        else:
+            warn(f"{lineno}: damaged results line skipped ({problem}); its game is played again on --resume")
+    warn.done()
+    return header, games
 
 
 def read_results(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Header and game records of a results file, games ordered by index.
 
-    Raises :class:`ResultsFileError` for a corrupt file or a game recorded twice.
+    Damaged lines are skipped with a warning on stderr (see the module
+    docstring); a file that is not an arena results file is a
+    :class:`ResultsFileError`.
     """
-    header, games, _ = _parse_lines(path)
-    return header, _ordered(path, games)
+    header, games = _parse_lines(path)
+    if header is None:
+        raise ResultsFileError(f"{path}: empty results file (no header line)")
+    return header, ordered(games)
 
 
-def _ordered(path: str, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    by_index: dict[int, dict[str, Any]] = {}
-    for g in games:
-        i = g["index"]
-        if i in by_index:
-            raise ResultsFileError(f"{path}: game {i} is recorded twice")
-        by_index[i] = g
+def ordered(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One line per game index (the last one recorded), ordered by index."""
+    by_index = {g["index"]: g for g in games}
     return [by_index[i] for i in sorted(by_index)]
 
 
@@ -111,17 +168,19 @@ def config_mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]
 
 
 class ResultsWriter:
-    """Appends game records to a results file, one flushed line each."""
+    """Appends lines to a results file: one ``write()`` each, ``O_APPEND``, under ``flock``."""
 
-    def __init__(self, f: TextIO | IO[str]) -> None:
-        self._f = f
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
 
     def write(self, record: Mapping[str, Any]) -> None:
-        self._f.write(dumps(record) + "\n")
-        self._f.flush()
+        with _locked(self._fd):
+            _write_all(self._fd, (dumps(record) + "\n").encode())
 
     def close(self) -> None:
-        self._f.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
     def __enter__(self) -> ResultsWriter:
         return self
@@ -130,42 +189,70 @@ class ResultsWriter:
         self.close()
 
 
+@contextlib.contextmanager
+def _locked(fd: int) -> Iterator[None]:
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data):]
+
+
 def open_results(
     path: str, config: Mapping[str, Any], resume: bool = False
 ) -> tuple[list[dict[str, Any]], ResultsWriter]:
     """Start or continue a results file for a run with ``config``.
 
-    Returns the games already recorded (ordered by index; empty for a new
-    file) and a writer for new ones. Without ``resume`` an existing non-empty
-    file is an error, so finished results are never overwritten by accident.
-    With ``resume`` the file's config must match ``config`` (up to
-    :data:`MUTABLE_KEYS`); a cut-off last line is trimmed.
+    Returns the well-formed game lines already recorded (in file order; empty
+    for a new file) and a writer for new ones. Without ``resume`` a file
+    that holds games is an error, so finished results are never mixed up by
+    accident. With ``resume`` the file's config must match ``config`` (up to
+    :data:`MUTABLE_KEYS`: the header keeps the first run's ``games``). A
+    file without games is taken over whatever its header says.
     """
     config = json.loads(dumps(config))  # normalise (tuples -> lists) for comparison
-    exists = os.path.exists(path) and os.path.getsize(path) > 0
-    if exists and not resume:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        with _locked(fd):
+            games = _claim(path, fd, config, resume)
+    except BaseException:
+        os.close(fd)
+        raise
+    return games, ResultsWriter(fd)
+
+
+def _claim(path: str, fd: int, config: dict[str, Any], resume: bool) -> list[dict[str, Any]]:
+    """Under the lock: check the file against the run, write its header if it has no games."""
+    size = os.fstat(fd).st_size
+    data = os.pread(fd, size, 0) if size else b""
+    header, games = _parse_lines(path, data) if data.strip() else (None, [])
+    if games and not resume:
         raise ResultsFileError(
             f"{path} already holds results; pass resume=True (--resume) to continue that run, "
             "or choose another path"
         )
-    if not exists:
-        parent = os.path.dirname(os.path.abspath(path))
-        os.makedirs(parent, exist_ok=True)
-        f = open(path, "w", encoding="utf-8")
-        writer = ResultsWriter(f)
-        writer.write(header_line(config))
-        return [], writer
-    header, games, good_end = _parse_lines(path)
-    diff = config_mismatch(header.get("config", {}), config)
-    if diff:
-        details = "; ".join(
-            f"{k}: file has {header.get('config', {}).get(k)!r}, this run {config.get(k)!r}" for k in diff
-        )
-        raise ResultsFileError(f"{path} belongs to a different run configuration ({details})")
-    ordered = _ordered(path, games)
-    with open(path, "r+b") as fb:
-        fb.truncate(good_end)
-    return ordered, ResultsWriter(open(path, "a", encoding="utf-8"))
+    if header is not None and games:
+        diff = config_mismatch(header["config"], config)
+        if diff:
+            details = "; ".join(
+                f"{k}: file has {header['config'].get(k)!r}, this run {config.get(k)!r}" for k in diff
+            )
+            raise ResultsFileError(f"{path} belongs to a different run configuration ({details})")
+        if not data.endswith(b"\n"):  # a line cut off by a kill: end it, so it stays one damaged line
+            _write_all(fd, b"\n")
+        return games
+    if header is None or config_mismatch(header["config"], config):
+        os.ftruncate(fd, 0)  # no games to lose: a new file, or one a failed start left behind
+        _write_all(fd, (dumps(header_line(config)) + "\n").encode())
+    elif not data.endswith(b"\n"):
+        _write_all(fd, b"\n")
+    return []
 
 
 def iter_games(path: str) -> Iterator[dict[str, Any]]:
@@ -194,7 +281,7 @@ def replay(path: str, index: int, board: bool = True) -> Iterator[str]:
     g = find_game(path, index)
     unit = g["unit"]
     players = g["players"]
-    env = make_env(unit, render_mode="ansi")
+    env = make_env(unit, render_mode="ansi", render_view="all")  # a replay is a spectator
     env.reset(seed=g["seed"])
     raw = env.unwrapped
     what = "a match to 7" if unit == "match" else "a single deal"

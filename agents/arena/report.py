@@ -7,6 +7,7 @@ this module only lays them out, so every report shows the same numbers.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,5 +157,6 @@ def plot_round_robin(result: RoundRobinResult, path: str) -> None:
     fig.colorbar(im, ax=ax2, fraction=0.046)
     fig.suptitle(result.title(), fontsize=9)
     fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)

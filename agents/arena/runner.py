@@ -12,15 +12,19 @@ spec strings. Another backend (a Ray cluster) is one more class with a
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import sys
+from collections import deque
 from collections.abc import Generator, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tqdm import tqdm
 
 from agents.base import Agent
-from agents.lifetime import die_with_parent
+from agents.lifetime import die_with, die_with_parent
 from agents.play import GameRecord, make_env, play_game
 from agents.registry import make_agent
 
@@ -93,20 +97,43 @@ class InProcess:
 _W: dict[str, Any] = {}
 
 
-def _init_worker(setup: Setup) -> None:
+def _init_worker(setup: Setup, turn: Any, arena: int) -> None:
     # Bots are built on the first task, not here: an exception in a pool
-    # initializer makes multiprocessing respawn the worker forever, while one
-    # in a task reaches the parent as a clear error.
-    _W.update(setup=setup, agents=None, env=None)
+    # initializer breaks the pool, while one in a task reaches the parent as a clear error.
+    _W.update(setup=setup, agents=None, env=None, turn=turn)
     die_with_parent()  # a killed arena takes its workers, and so their external bots, along
+    die_with(arena)  # also when the parent is a forkserver, which outlives the arena while workers live
 
 
-def _worker_task(task: Task) -> GameLine:
+class _Tracked:
+    """A worker's bot that notes in shared memory which player it is before every call,
+    so that the parent knows whose call killed the worker (``os._exit``, a crash in C)."""
+
+    def __init__(self, agent: Agent, player: int, turn: Any) -> None:
+        self._agent, self._player, self._turn = agent, player, turn
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._agent, name)
+        if not callable(value):
+            return value
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self._turn.value = self._player
+            return value(*args, **kwargs)
+
+        return call
+
+
+def _worker_chunk(tasks: Sequence[Task]) -> list[GameLine]:
     setup: Setup = _W["setup"]
     if _W["agents"] is None:
-        _W["agents"] = [build_agent(p) for p in setup.players]
+        _W["agents"] = [_Tracked(build_agent(p), i, _W["turn"]) for i, p in enumerate(setup.players)]
         _W["env"] = make_env(setup.unit)
-    return play_task(_W["agents"], _W["env"], task, setup)
+    lines = []
+    for task in tasks:
+        _W["turn"].value = -1
+        lines.append(play_task(_W["agents"], _W["env"], task, setup))
+    return lines
 
 
 def _mp_context() -> Any:
@@ -115,8 +142,27 @@ def _mp_context() -> Any:
     return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
+def crash_line(setup: Setup, task: Task, player: int) -> GameLine:
+    """The line of a game whose bot killed its worker process twice: that bot forfeits ("crash")."""
+    seat = task.seats.index(player) if player in task.seats else 0
+    names = (str(setup.players[task.seats[0]]), str(setup.players[task.seats[1]]))
+    rec = GameRecord(task.seed, setup.unit, names, task.agent_seeds, winner=1 - seat)
+    rec.forfeit = {"seat": seat, "reason": "crash", "detail": "the bot's worker process died (os._exit, a "
+                   "signal or a crash in native code), also when the game was played again alone"}
+    return game_line(task, rec)
+
+
+Chunks = list[list[Task]]
+
+
 class ProcessPool:
-    """Plays the tasks in ``workers`` processes; the players must be spec strings."""
+    """Plays the tasks in ``workers`` processes; the players must be spec strings.
+
+    A bot that kills its worker process cannot hang or end the run: the
+    pool is rebuilt, the games that were in flight are played again one at
+    a time in a single worker, and a game that kills that worker too is
+    recorded as a forfeit (reason "crash") of the bot that was being called.
+    """
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
@@ -127,8 +173,56 @@ class ProcessPool:
             return
         n = min(self.workers, len(tasks))
         chunk = max(1, min(8, len(tasks) // (n * 16)))
-        with _mp_context().Pool(n, initializer=_init_worker, initargs=(setup,)) as pool:
-            yield from pool.imap_unordered(_worker_task, tasks, chunksize=chunk)
+        rest: Chunks = [list(tasks[i:i + chunk]) for i in range(0, len(tasks), chunk)]
+        turn = _mp_context().RawValue("i", -1)
+        while rest:
+            lost, rest = yield from self._run(setup, rest, n, turn, 2 * n)
+            singles = [[t] for c in lost for t in c]
+            while singles:  # one game at a time: a game that breaks the worker now is the culprit
+                culprit, singles = yield from self._run(setup, singles, 1, turn, 1)
+                if culprit:
+                    yield crash_line(setup, culprit[0][0], turn.value)
+                    singles = culprit[1:] + singles
+
+    def _run(self, setup: Setup, chunks: Chunks, n: int, turn: Any, window: int
+             ) -> Generator[GameLine, None, tuple[Chunks, Chunks]]:
+        """Play ``chunks`` in a pool of ``n``, at most ``window`` at a time; if a worker dies,
+        return (chunks lost, chunks not started)."""
+        ex = ProcessPoolExecutor(n, mp_context=_mp_context(), initializer=_init_worker,
+                                 initargs=(setup, turn, os.getpid()))
+        queue, running, ok = deque(chunks), {}, False
+        try:
+            while queue or running:
+                while queue and len(running) < window:
+                    c = queue.popleft()
+                    running[ex.submit(_worker_chunk, c)] = c
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                lost = []
+                for fut in finished:
+                    c = running.pop(fut)
+                    if isinstance(fut.exception(), BrokenProcessPool):
+                        lost.append(c)
+                    else:
+                        yield from fut.result()
+                if lost:
+                    return lost + list(running.values()), list(queue)
+            ok = True
+            return [], []
+        finally:
+            _shutdown(ex, ok)
+
+
+def _shutdown(ex: ProcessPoolExecutor, ok: bool) -> None:
+    """Shut a pool down; unless it ended well, terminate its workers at once (they may be mid-game)."""
+    if ok:
+        ex.shutdown(wait=True)
+        return
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.join(2)
 
 
 def backend_for(workers: int) -> Backend:

@@ -4,7 +4,11 @@ The games of every pairing use the same card seeds,
 ``derive_seed(seed, "game", k)``. In duplicate mode consecutive games ``2k``
 and ``2k+1`` share seed ``k`` with the seats swapped, so both bots get the
 same cards in the same seat and most of the luck of the deal cancels; each
-bot keeps its own agent seed in both games of the pair. Because the whole
+bot keeps its own agent seed in both games of the pair. Games are indexed
+game number first, pairing second (index ``g * pairings + p``), so the
+schedule of ``games`` games begins with the whole schedule of any smaller
+count: a run resumed with a larger ``games`` plays only the new games.
+Because the whole
 schedule follows from the seed, a resumed run can check that a results file
 belongs to it, game by game.
 """
@@ -37,12 +41,13 @@ def pairings(n_players: int) -> list[tuple[int, int]]:
 def schedule(n_players: int, games: int, seed: int, duplicate: bool) -> list[Task]:
     """All games of a round robin (``n_players == 2``: a head-to-head), by index."""
     tasks = []
-    for p, (a, b) in enumerate(pairings(n_players)):
-        for g in range(games):
+    pairs = pairings(n_players)
+    for g in range(games):
+        for p, (a, b) in enumerate(pairs):
             k, swap = (g // 2, g % 2) if duplicate else (g, 0)
             game_seed = derive_seed(seed, "game", k)
             seed_a = derive_seed(seed, "agent", k, "a")
             seed_b = derive_seed(seed, "agent", k, "b")
             seats, agent_seeds = ((b, a), (seed_b, seed_a)) if swap else ((a, b), (seed_a, seed_b))
-            tasks.append(Task(p * games + g, a, b, seats, game_seed, agent_seeds, k))
+            tasks.append(Task(g * len(pairs) + p, a, b, seats, game_seed, agent_seeds, k))
     return tasks

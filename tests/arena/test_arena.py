@@ -160,25 +160,13 @@ def test_results_file_errors(tmp_path):
         head_to_head("random", "random", games=2, results_path=str(path))
     with pytest.raises(ResultsFileError, match="different run configuration.*seed"):
         head_to_head("random", "random", games=2, seed=9, results_path=str(path), resume=True)
-    lines = path.read_text().splitlines()
-    corrupt = tmp_path / "corrupt.jsonl"
-    corrupt.write_text("\n".join([lines[0], "{not json", lines[1]]) + "\n")
-    with pytest.raises(ResultsFileError, match="corrupt.jsonl:2: corrupt"):
-        head_to_head("random", "random", games=2, results_path=str(corrupt), resume=True)
     foreign = tmp_path / "foreign.jsonl"
     foreign.write_text('{"hello": "world"}\n')
     with pytest.raises(ResultsFileError, match="not a sixtysix arena results file"):
         read_results(str(foreign))
-    twice = tmp_path / "twice.jsonl"
-    twice.write_text("\n".join([lines[0], lines[1], lines[1]]) + "\n")
-    with pytest.raises(ResultsFileError, match="recorded twice"):
-        read_results(str(twice))
-    tampered = tmp_path / "tampered.jsonl"
-    g = json.loads(lines[1])
-    g["seed"] += 1
-    tampered.write_text("\n".join([lines[0], json.dumps(g)]) + "\n")
-    with pytest.raises(ResultsFileError, match="does not match this run's schedule"):
-        head_to_head("random", "random", games=2, results_path=str(tampered), resume=True)
+    with pytest.raises(ResultsFileError, match="not a sixtysix arena results file"):
+        head_to_head("random", "random", games=2, results_path=str(foreign), resume=True)
+    assert foreign.read_text() == '{"hello": "world"}\n'  # a file not the arena's is never touched
 
 
 def test_bad_arguments_are_value_errors():

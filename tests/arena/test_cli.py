@@ -45,9 +45,13 @@ def test_errors_are_short_messages_with_exit_code_2(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("garbage\n")
     p = _run("-m", "agents.cli", "replay", str(bad), "--game", "0")
-    assert p.returncode == 2 and "corrupt" in p.stderr and "Traceback" not in p.stderr
+    assert p.returncode == 2 and "not a sixtysix arena results file" in p.stderr
+    assert "Traceback" not in p.stderr
     p = _run("-m", "agents.cli", "arena", "random", "random", "--games", "0")
     assert p.returncode == 2 and "at least 1" in p.stderr
+    for huge in ("inf", "1e300", "nan"):  # not a forfeit of every game: an error before any game
+        p = _run("-m", "agents.cli", "arena", "random", "random", "--games", "2", "--move-time", huge)
+        assert p.returncode == 2 and "--move-time" in p.stderr and "Traceback" not in p.stderr
 
 
 def test_help_shows_examples_and_bots():

@@ -8,15 +8,15 @@ from collections import Counter
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 from sixtysix_env.actions import CLOSE, CONTINUE, DECLARE, EXCHANGE, MARRIAGE, parse_action
 from sixtysix_env.aec import env, raw_env
 from sixtysix_env.cards import card_id, cards_of
 from sixtysix_env.deals import deal
-from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, FINAL, FOLLOW, LEAD, OVER
-from sixtysix_env.knowledge import resample, view
-from sixtysix_env.observation import encode
+from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, FINAL, FOLLOW, LEAD
+from sixtysix_env.knowledge import view
+from sixtysix_env.render import render_text
 from sixtysix_env.scoring import CLOSER_BEATEN, CLOSER_FAILED, DECLARED, DRAWN, FALSE_DECLARATION, LAST_TRICK
 
 P0, P1 = "player_0", "player_1"
@@ -385,88 +385,43 @@ def test_perfect_information_observation():
     assert "full_observation" not in env().observation_space(P0).spaces
 
 
-def test_render_ansi_and_human(capsys):
+def test_render_ansi_and_human_from_a_fixed_side(capsys):
+    """Default side player_0, whoever is to act: player_1's cards stay face down."""
     e = env(render_mode="ansi", episode="deal")
     e.reset(seed=0, options=DEAL_A)
     text = e.render()
-    assert "player_0 to act" in text and "AC" in text and "29 close" in text and "hearts" in text
-    assert "9C" not in text  # the other hand stays hidden
+    assert text.startswith("player_0's side: player_0 to act") and "29 close" in text and "hearts" in text
+    assert "player_0 (me): TC AC TS AS QH KH" in text and "player_1: 6 cards, known: -" in text
+    play(e, "AC")
+    text = e.render()
+    assert "player_1 to act" in text and "9C" not in text and "legal" not in text
     h = env(render_mode="human", episode="deal")
     h.reset(seed=0, options=DEAL_A)
     h.step(card_id("AC"))
-    assert "player_1 to act" in capsys.readouterr().out
+    printed = capsys.readouterr().out  # after reset and after the step, from the same side
+    assert printed.count("player_0's side: ") == 2 and "player_0's side: player_1 to act" in printed
 
 
-# ------------------------------------------------------------------ no leaks
-def replay_world(opts: dict, state, p: int, rng: random.Random) -> dict:
-    """A first deal that differs from ``opts`` only in the cards ``p`` has not seen
-    by now (``state``), resampled consistently with what ``p`` knows."""
-    r = resample(state, p, rng)
-    opp = 1 - p
-    hands = [list(map(card_id, h)) for h in opts["hands"]]
-    talon = [card_id(c) for c in opts["talon"]]
-    hidden_unknown = state.hands[opp] & ~state.known[opp]
-    new_unknown = sorted(cards_of(r.hands[opp] & ~r.known[opp]))
-    slots = [("h", i) for i, c in enumerate(hands[opp]) if hidden_unknown >> c & 1]
-    slots += [("t", j) for j, c in enumerate(talon) if hidden_unknown >> c & 1]
-    assert len(slots) == len(new_unknown)
-    for (kind, i), c in zip(sorted(slots), new_unknown, strict=True):
-        if kind == "h":
-            hands[opp][i] = c
-        else:
-            talon[i] = c
-    for j in range(12 - state.stock, 11) if state.stock else ():
-        talon[j] = r.talon[j]
-    return {"dealer": opts["dealer"], "hands": hands, "talon": talon}
+def test_render_view_player_1_and_the_spectator_opt_in():
+    e = env(render_mode="ansi", episode="deal", render_view=P1)
+    e.reset(seed=0, options=DEAL_A)
+    play(e, "marriage H")
+    text = e.render()
+    assert text.startswith("player_1's side: player_0 to act") and "player_1 (me): 9C JC QC KC JS 9H" in text
+    assert "player_0: 6 cards, known: QH KH" in text and "AC" not in text  # a shown marriage is known
+    spectator = env(render_mode="ansi", render_view="all")
+    spectator.reset(seed=0, options=DEAL_A)
+    text = spectator.render()
+    assert text.startswith("spectator:") and "player_0: TC AC" in text and "player_1: 9C" in text
+    for bad in ("player_2", 0, "learner"):
+        with pytest.raises(ValueError, match="render_view must be one of"):
+            env(render_view=bad)
+    with pytest.raises(TypeError, match="draws a Table"):
+        render_text(e.unwrapped.game_state)  # a state is never drawn as it is
 
 
-def test_no_leak_replaying_resampled_deals():
-    """Replay the same actions on a deal resampled from a player's point of view:
-    that player's observations and masks must be identical all along."""
-    rng = random.Random(3)
-    checked = differs = 0
-    for i in range(25):
-        s0 = deal(rng)
-        opts = {"dealer": s0.dealer, "hands": [cards_of(h) for h in s0.hands], "talon": list(s0.talon)}
-        e = env(episode="deal")
-        e.reset(seed=i, options=opts)
-        actions, obs_hist = [], []
-        stop = rng.randrange(4, 30)
-        while not any(e.terminations.values()) and len(actions) < stop:
-            obs_hist.append({a: e.observe(a) for a in (P0, P1)})
-            a = rng.choice(sorted(mask_of(e) - {DECLARE}) or [DECLARE])
-            e.step(a)
-            actions.append(a)
-        if any(e.terminations.values()):
-            continue
-        state = e.unwrapped.game_state
-        for p, agent in ((0, P0), (1, P1)):
-            alt = replay_world(opts, state, p, rng)
-            differs += alt["hands"] != opts["hands"] or alt["talon"] != opts["talon"]
-            f = env(episode="deal")
-            f.reset(seed=i, options=alt)
-            for t, a in enumerate(actions):
-                got = f.observe(agent)
-                np.testing.assert_array_equal(got["observation"], obs_hist[t][agent]["observation"])
-                np.testing.assert_array_equal(got["action_mask"], obs_hist[t][agent]["action_mask"])
-                f.step(a)
-            np.testing.assert_array_equal(f.observe(agent)["observation"], e.observe(agent)["observation"])
-            checked += 1
-    assert checked >= 20 and differs >= checked // 2  # the worlds really differ
-
-
-def test_no_leak_direct_resampling_many_points():
-    rng = random.Random(12)
-    for i in range(30):
-        e = env(episode="deal")
-        e.reset(seed=100 + i)
-        while not any(e.terminations.values()):
-            s = e.unwrapped.game_state
-            for p in (0, 1):
-                r = resample(s, p, rng)
-                np.testing.assert_array_equal(encode(view(r, p)), encode(view(s, p)))
-            e.step(rng.choice(sorted(mask_of(e))))
-    assert e.unwrapped.game_state.window == OVER
+def test_pettingzoo_render_test():
+    render_test(lambda render_mode=None: env(render_mode=render_mode))
 
 
 def test_order_enforcing_before_reset():

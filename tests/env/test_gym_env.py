@@ -1,7 +1,9 @@
-"""The single-agent Gymnasium wrapper: checker, seats, opponents, rewards, illegal actions."""
+"""The single-agent Gymnasium wrapper: checker, seats, opponents, rewards, illegal actions,
+its own protocol (named errors), rendering from the learner's seat."""
 
 from __future__ import annotations
 
+import re
 import sys
 import types
 
@@ -10,11 +12,21 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from sixtysix_env import OBS_SIZE, SixtySixGymEnv, gym_env
-from sixtysix_env.actions import CLOSE, DECLARE, N_ACTIONS
+from sixtysix_env import (
+    OBS_SIZE,
+    IllegalActionError,
+    OpponentActionError,
+    OpponentError,
+    ProtocolError,
+    ResetNeededError,
+    SixtySixGymEnv,
+    gym_env,
+)
+from sixtysix_env.actions import CLOSE, DECLARE, N_ACTIONS, actions_of
 from sixtysix_env.cards import card_id
 from sixtysix_env.gym_env import RandomLegalOpponent, UnknownOpponentError, agent_from_spec
 from sixtysix_env.knowledge import PlayerView
+from sixtysix_env.render import player_table, render_text
 
 DEAL_A = {
     "dealer": 1,
@@ -197,3 +209,117 @@ def test_default_opponent_is_random_legal_from_np_random():
     env = SixtySixGymEnv(episode="deal")
     env.reset(seed=0)
     assert isinstance(env.opponent, RandomLegalOpponent) and env.opponent.rng is env.np_random
+
+
+# ------------------------------------------------------------------ the wrapper's own protocol
+def test_step_without_an_episode_in_play_is_a_named_error():
+    env = SixtySixGymEnv(episode="deal", seat=0)
+    with pytest.raises(ResetNeededError, match="call reset"):
+        env.step(0)
+    env.reset(seed=0, options=DEAL_A)
+    env.step(DECLARE)  # illegal: ends the episode
+    state = env.aec_env.game_state.clone()
+    for action in (DECLARE, card_id("AC")):
+        with pytest.raises(ResetNeededError, match=r"illegal action 30 \(declare\).*call reset"):
+            env.step(action)
+    assert env.aec_env.game_state == state
+    run_episode(env, 1, np.random.default_rng(1))  # reset starts play again
+    with pytest.raises(ResetNeededError, match="episode is over") as err:
+        env.step(0)
+    assert isinstance(err.value, RuntimeError) and isinstance(err.value, gymnasium.error.ResetNeeded)
+
+
+class FailingAgent(RecordingAgent):
+    """Plays like RecordingAgent, but raises on its ``fail_at``-th move."""
+
+    name = "failing"
+
+    def __init__(self, fail_at: int) -> None:
+        super().__init__()
+        self.fail_at = fail_at
+
+    def act(self, view: PlayerView) -> int:
+        if len(self.views) + 1 == self.fail_at:
+            self.views.append(view)
+            raise KeyError("no idea")
+        return super().act(view)
+
+
+def test_an_opponent_that_raised_stops_the_env_until_reset():
+    bot = FailingAgent(fail_at=2)
+    env = SixtySixGymEnv(opponent=bot, seat=0, episode="deal")
+    env.reset(seed=0, options=DEAL_A)
+    env.step(card_id("AC"))  # the opponent follows: its first move
+    with pytest.raises(OpponentError, match="opponent 'failing' raised KeyError") as raised:
+        while True:
+            env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert isinstance(raised.value.__cause__, KeyError)
+    state = env.aec_env.game_state.clone()
+    assert env.aec_env.agent_selection == "player_1"  # the opponent's turn is not the learner's
+    with pytest.raises(ResetNeededError, match="opponent 'failing' raised") as refused:
+        env.step(actions_of(state.legal_mask())[0])  # legal for the opponent, not for the learner
+    assert refused.value.__cause__ is raised.value
+    assert env.aec_env.game_state == state  # the learner's action was not played for the opponent
+    run_episode(env, 2, np.random.default_rng(2))  # reset starts play again
+
+
+@pytest.mark.parametrize("value", [None, 3.7, "AC", True, 99, -1, CLOSE, np.float32(5)])
+def test_a_bad_opponent_action_is_a_named_error(value):
+    def stubborn(obs: dict):
+        return value
+
+    env = SixtySixGymEnv(opponent=stubborn, seat=0, episode="deal")
+    env.reset(seed=0, options=DEAL_A)  # player_0 (the learner) leads first
+    named = rf"illegal action {re.escape(repr(value))}.* from the opponent '\S*stubborn' as player_1"
+    with pytest.raises(OpponentActionError, match=named) as err:
+        env.step(card_id("AC"))  # CLOSE is illegal in the follow window
+    assert err.value.action is value and isinstance(err.value, IllegalActionError)
+    assert isinstance(err.value, OpponentError) and "legal: " in str(err.value)
+    with pytest.raises(ResetNeededError, match="from the opponent"):
+        env.step(card_id("TC"))
+
+
+def test_numpy_integer_opponent_actions_are_actions():
+    env = SixtySixGymEnv(opponent=lambda obs: np.flatnonzero(obs["action_mask"])[0], episode="deal")
+    run_episode(env, 0, np.random.default_rng(0))
+
+
+def test_a_step_out_of_turn_is_a_named_error():
+    env = SixtySixGymEnv(seat=0, episode="deal")
+    env.reset(seed=0, options=DEAL_A)
+    env.aec_env.step(card_id("AC"))  # played from outside the wrapper
+    with pytest.raises(ProtocolError, match="player_1's turn, not the learner's"):
+        env.step(card_id("TC"))
+
+
+# ------------------------------------------------------------------ rendering
+def test_renders_from_the_learners_seat_only(capsys):
+    hidden = DEAL_A["hands"][0]  # the opponent's (player_0's) hand
+    env = SixtySixGymEnv(seat=1, episode="deal", render_mode="human")
+    env.reset(seed=0, options=DEAL_A)  # player_0 leads: the opponent moves inside reset
+    rng = np.random.default_rng(0)
+    outputs = [capsys.readouterr().out]
+    terminated = False
+    while not terminated:
+        terminated = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))[2]
+        outputs.append(capsys.readouterr().out)
+        if not terminated:  # one table per call, the learner's side, at the learner's decision
+            assert outputs[-1] == render_text(player_table(env.view())) + "\n"
+    for out in outputs:
+        assert out.count("player_1's side") == 1 and "player_0's side" not in out
+        mine = [line for line in out.splitlines() if line.startswith("player_0:")]
+        assert len(mine) == 1 and not any(c in mine[0] for c in hidden)
+    ansi = SixtySixGymEnv(seat=1, episode="deal", render_mode="ansi")
+    ansi.reset(seed=0, options=DEAL_A)
+    assert ansi.render() == outputs[0].rstrip("\n")
+
+
+def test_render_view_all_is_the_explicit_spectator_opt_in():
+    env = SixtySixGymEnv(seat=1, episode="deal", render_mode="ansi", render_view="all")
+    env.reset(seed=0, options=DEAL_A)
+    text = env.render()
+    assert text.startswith("spectator:") and all(c in text for c in DEAL_A["hands"][0])
+    with pytest.raises(ValueError, match="render_view must be one of"):
+        SixtySixGymEnv(render_view="player_1")
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        SixtySixGymEnv(render_mode="rgb_array")

@@ -9,6 +9,7 @@ import re
 
 import pytest
 from external_helpers import ROOT, SCHEMAS, SUPPORTED, check, errors, load_schema
+from helpers import resampled_deal
 
 from agents import external
 from agents.play import GameRecord, play_game
@@ -229,23 +230,8 @@ def test_resampling_really_changes_the_hidden_cards():
 
 
 def replay_world(s0, state, p: int, rng: random.Random):
-    """The first deal ``s0`` with the cards ``p`` has not seen by ``state`` dealt anew,
-    consistently with what ``p`` knows (as tests/test_aec.py does for the env)."""
-    r = resample(state, p, rng)
-    opp = 1 - p
-    hands = [cards_of(h) for h in s0.hands]
-    talon = list(s0.talon)
-    hidden = state.hands[opp] & ~state.known[opp]
-    fresh = sorted(cards_of(r.hands[opp] & ~r.known[opp]))
-    slots = [("h", i) for i, c in enumerate(hands[opp]) if hidden >> c & 1]
-    slots += [("t", j) for j, c in enumerate(talon) if hidden >> c & 1]
-    for (kind, i), c in zip(sorted(slots), fresh, strict=True):
-        if kind == "h":
-            hands[opp][i] = c
-        else:
-            talon[i] = c
-    for j in range(12 - state.stock, 11) if state.stock else ():
-        talon[j] = r.talon[j]
+    """The first deal ``s0`` with the cards ``p`` has not seen by ``state`` dealt anew."""
+    hands, talon = resampled_deal([cards_of(h) for h in s0.hands], list(s0.talon), state, p, rng)
     return fixed_deal(hands, talon, dealer=s0.dealer)
 
 

@@ -53,7 +53,8 @@ def imports_of(name: str, path: Path) -> set[str]:
             targets = [base] + [f"{base}.{a.name}" for a in node.names]
         else:
             continue
-        found |= {t for t in targets if t in MODULES and t != name}
+        # a module's own ancestor packages are imported before it anyway: no edge
+        found |= {t for t in targets if t in MODULES and t != name and not name.startswith(t + ".")}
     return found
 
 

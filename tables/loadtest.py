@@ -1,0 +1,213 @@
+"""A load test of ``sixtysix serve`` over loopback: many games at once through the API.
+
+Each game is one client (its own session cookie) in one asyncio loop, one
+request at a time: it starts a game, plays a random legal move whenever it
+is its turn (declaring once it has 66), and waits for the bot's moves with
+the long poll. The figures are the response times of the player's own moves
+(``POST /api/game/move``), measured by the client from sending the request
+to reading the whole reply.
+
+The client speaks plain HTTP/1.1 with keep-alive on asyncio streams
+(:class:`Client`): a general-purpose client such as httpx spends more CPU
+per request than the server does, and with 50 games in one process it
+would measure its own queue rather than the server.
+
+    python -m tables.loadtest --games 50 --vs heuristic          # starts its own server
+    python -m tables.loadtest --games 50 --url http://127.0.0.1:8066
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Result:
+    games: int = 0
+    finished: int = 0
+    errors: list[str] = field(default_factory=list)
+    requests: int = 0
+    move_ms: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def figures(self) -> dict[str, Any]:
+        ms = sorted(self.move_ms)
+        pct = (lambda q: ms[min(len(ms) - 1, int(q * len(ms)))]) if ms else (lambda q: float("nan"))
+        return {
+            "games": self.games, "finished": self.finished, "errors": len(self.errors),
+            "requests": self.requests, "moves": len(ms),
+            "move_ms_median": round(statistics.median(ms), 2) if ms else None,
+            "move_ms_p95": round(pct(0.95), 2), "move_ms_max": round(ms[-1], 2) if ms else None,
+            "seconds": round(self.seconds, 1),
+        }
+
+
+def pick(state: dict[str, Any], rng: random.Random) -> int:
+    """A random legal move; declare once at 66, never declare falsely."""
+    legal = state["legal"]
+    for m in legal:
+        if m["kind"] == "declare" and not m.get("false"):
+            return m["action"]
+    choices = [m for m in legal if not (m["kind"] == "declare" and m.get("false"))] or legal
+    return rng.choice(choices)["action"]
+
+
+class Client:
+    """One browser's connection: HTTP/1.1 keep-alive, JSON in and out, its session cookie."""
+
+    def __init__(self, base: str) -> None:
+        host, _, port = base.split("://", 1)[-1].rstrip("/").partition(":")
+        self.host, self.port = host, int(port or 80)
+        self.cookie = ""
+        self._io: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        if self._io is None:
+            self._io = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self._io
+        data = b"" if body is None else json.dumps(body).encode()
+        head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Length: {len(data)}\r\n"
+        if body is not None:
+            head += "Content-Type: application/json\r\n"
+        if self.cookie:
+            head += f"Cookie: {self.cookie}\r\n"
+        writer.write(head.encode() + b"\r\n" + data)
+        status = int((await reader.readline()).split()[1])
+        length = 0
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            key, _, value = line.decode("latin-1").partition(":")
+            key = key.strip().lower()
+            if key == "content-length":
+                length = int(value)
+            elif key == "set-cookie" and value.strip().startswith("sixtysix_session="):
+                self.cookie = value.strip().split(";")[0]
+        return status, json.loads(await reader.readexactly(length))
+
+    async def close(self) -> None:
+        if self._io is not None:
+            self._io[1].close()
+            await self._io[1].wait_closed()
+
+
+async def play_one(base: str, seed: int, vs: str, episode: str, res: Result) -> None:
+    rng = random.Random(seed)
+    c = Client(base)
+
+    async def call(method: str, path: str, body: Any = None) -> dict[str, Any]:
+        res.requests += 1
+        status, data = await c.call(method, path, body)
+        if status >= 400:
+            raise RuntimeError(f"{method} {path}: {status} {data}")
+        return data
+
+    try:
+        data = await call("POST", "/api/games", {"vs": vs, "hint": "none", "seed": seed, "episode": episode})
+        while True:
+            g, st = data["game"], data["state"]
+            if g["over"] and g["record"] is not None:
+                res.finished += 1
+                return
+            if st["to_act"] != "you":
+                data = await call("GET", f"/api/game?since={st['version']}&wait=30")
+                continue
+            t0 = time.perf_counter()
+            data = await call("POST", "/api/game/move", {"action": pick(st, rng), "version": st["version"]})
+            res.move_ms.append(1000 * (time.perf_counter() - t0))
+    finally:
+        await c.close()
+
+
+async def run(base: str, games: int, vs: str, episode: str, seed: int = 0) -> Result:
+    res = Result(games=games)
+
+    async def one(i: int) -> None:
+        try:
+            await play_one(base, seed + i, vs, episode, res)
+        except Exception as e:  # noqa: BLE001 - every failure is counted and reported
+            res.errors.append(f"game {i}: {type(e).__name__}: {e}")
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(games)))
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def local_server(*args: str, data: str | None = None, timeout: float = 60.0) -> Iterator[str]:
+    """Run ``python -m tables.web`` on a free loopback port; yields its base URL."""
+    port = free_port()
+    tmp = tempfile.TemporaryDirectory() if data is None else None
+    data = data or tmp.name  # type: ignore[union-attr]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "tables.web", "--port", str(port), "--data", data, *args],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/api/bots", timeout=2):
+                    break
+            except OSError:
+                if proc.poll() is not None:
+                    err = proc.stderr.read().decode()[-2000:]
+                    raise RuntimeError("the server did not start: " + err) from None
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the server did not answer in time") from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tables.loadtest", description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=50, help="games played at once (default 50)")
+    p.add_argument("--vs", default="heuristic", help="the bot (default heuristic)")
+    p.add_argument("--episode", choices=("match", "deal"), default="match")
+    p.add_argument("--seed", type=int, default=0, help="first card seed (game i uses seed+i)")
+    p.add_argument("--url", default=None, help="a running server (default: start one)")
+    p.add_argument("--threads", type=int, default=4, help="bot threads of the server it starts")
+    args = p.parse_args(argv)
+    if args.url:
+        res = asyncio.run(run(args.url, args.games, args.vs, args.episode, args.seed))
+    else:
+        with local_server("--threads", str(args.threads)) as base:
+            res = asyncio.run(run(base, args.games, args.vs, args.episode, args.seed))
+    print(json.dumps(res.figures(), indent=2))
+    for e in res.errors[:10]:
+        print(e, file=sys.stderr)
+    return 0 if not res.errors and res.finished == res.games else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

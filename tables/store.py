@@ -1,0 +1,99 @@
+"""Finished games on disk: one arena results file (``agents.records``), fsync'd.
+
+Each finished game is one ``"type": "game"`` line of an arena results file,
+so ``sixtysix replay FILE --game N`` and the browser viewer read it like any
+arena record. The header's config marks the file as the tables' own, so a
+table never appends to an arena run by mistake (``open_results`` refuses a
+file of another configuration).
+
+Every line is written, flushed and ``fsync``'d before the game counts as
+saved, under an exclusive ``flock`` on the file, so a server restart or a
+crash loses no finished game, and a terminal table and a server may share
+one file. A line cut off by a crash mid-write is trimmed on the next open
+(``open_results(..., resume=True)``).
+
+Lines may carry an ``owner`` (a hash of the browser session's token): the
+web table lists a session's own games only.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+from typing import Any
+
+from agents.records import ResultsWriter, open_results, read_results
+
+CONFIG = {"source": "sixtysix tables", "players": "a person and a bot"}
+
+
+class RecordStore:
+    """Appends finished games to ``path`` (created with its header if missing)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.abspath(path)
+        self._lock = threading.Lock()
+        new = not os.path.exists(self.path)
+        _, writer = open_results(self.path, CONFIG, resume=True)  # creates, or checks and trims
+        writer.close()
+        if new:
+            _fsync_path(self.path)
+            _fsync_path(os.path.dirname(self.path))
+        self._size = -1
+        self._games: list[dict[str, Any]] = []
+        self._reload()
+
+    def _reload(self) -> None:
+        """Re-read the file when another writer (another table) changed it."""
+        size = os.path.getsize(self.path)
+        if size != self._size:
+            self._games = read_results(self.path)[1]
+            self._size = size
+
+    def append(self, line: dict[str, Any]) -> int:
+        """Write one finished game (its ``index`` is set here) and fsync; returns the index."""
+        with self._lock, open(self.path, "a", encoding="utf-8") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                self._reload()
+                index = self._games[-1]["index"] + 1 if self._games else 0
+                line = dict(line, index=index)
+                ResultsWriter(f).write(line)
+                os.fsync(f.fileno())
+                self._games.append(line)
+                self._size = os.fstat(f.fileno()).st_size
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+        return index
+
+    def games(self, owner: str | None = None) -> list[dict[str, Any]]:
+        """Recorded games, by index; only ``owner``'s when given."""
+        with self._lock:
+            self._reload()
+            games = list(self._games)
+        return games if owner is None else [g for g in games if g.get("owner") == owner]
+
+    def game(self, index: int, owner: str | None = None) -> dict[str, Any]:
+        """Game ``index`` (``KeyError`` if absent or, with ``owner``, someone else's)."""
+        for g in self.games(owner):
+            if g["index"] == index:
+                return g
+        raise KeyError(index)
+
+
+def _fsync_path(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def summary(line: dict[str, Any]) -> dict[str, Any]:
+    """A game line in a few fields, for lists."""
+    return {
+        "index": line["index"], "players": line["players"], "unit": line["unit"], "winner": line["winner"],
+        "match_score": line["match_score"], "moves": line.get("moves", len(line.get("actions", []))),
+        "forfeit": (line.get("forfeit") or {}).get("reason"),
+    }
