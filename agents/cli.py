@@ -12,7 +12,8 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from .arena import ArenaOptions, OptionError, replay, round_robin
-from .arena.options import check_positive_int, check_seconds
+from .arena.options import BACKENDS, check_positive_int, check_seconds
+from .bench import commands as bench_commands
 from .play import UNITS
 from .registry import describe_agents
 
@@ -21,6 +22,7 @@ FLAGS = {
     "games": "--games", "unit": "--unit", "seed": "--seed", "workers": "--workers",
     "move_time": "--move-time", "results_path": "--results PATH", "resume": "--resume", "sprt": "--sprt",
     "sprt_pair": "--sprt ELO0,ELO1", "sprt_alpha": "--sprt-alpha", "sprt_beta": "--sprt-beta",
+    "backend": "--backend", "address": "--address",
 }
 
 ARENA_EPILOG = """\
@@ -32,6 +34,7 @@ examples:
   sixtysix arena heuristic random --unit deal --games 2000 --move-time 0.5
   sixtysix arena pimc:worlds=30 heuristic --sprt 0,50 --games 2000   # stop once A is (not) 50 Elo stronger
   sixtysix arena heuristic random --sprt=-20,20 --sprt-alpha 0.01 --sprt-beta 0.01 --games 500
+  sixtysix arena heuristic pimc --games 400 --backend ray --workers 8 [--address HOST:PORT]   # on Ray
   python -m agents.arena heuristic random --games 50
 
 Bots are spec strings for agents.make_agent: random, heuristic, pimc:worlds=30,
@@ -109,7 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--seed", type=int, default=0, help="master seed of the card seeds (default 0)")
     a.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                    help="do not replay each card seed with the seats swapped")
-    a.add_argument("--workers", type=_positive_int, default=1, help="processes to play in (default 1)")
+    a.add_argument("--workers", type=_positive_int, default=1,
+                   help="processes (with --backend ray: Ray actors) to play in (default 1)")
+    a.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="local processes (default) or a Ray cluster (pip install -e '.[ray]')")
+    a.add_argument("--address", default=None, metavar="HOST:PORT",
+                   help="with --backend ray: the cluster to join (default: start a local one for the run)")
     a.add_argument("--move-time", type=_positive_float, default=None, metavar="SECONDS",
                    help="per-move time limit; over it the bot forfeits (default: none)")
     a.add_argument("--sprt", type=_elo_pair, default=None, metavar="ELO0,ELO1",
@@ -136,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--brief", action="store_true", help="one line per action instead of the table picture")
 
     sub.add_parser("bots", help="list every bot spec this installation knows (built-in and plug-ins)")
+    bench_commands.add_parsers(sub)
     for name, command in sorted(plugin_commands().items()):
         summary = (command.__doc__ or name).strip().splitlines()[0].split(": ", 1)[-1]
         c = sub.add_parser(name, help=summary,
@@ -154,6 +163,7 @@ def plugin_commands() -> dict[str, Any]:
 def _arena(args: argparse.Namespace) -> int:
     options = ArenaOptions(
         games=args.games, unit=args.unit, seed=args.seed, duplicate=args.duplicate, workers=args.workers,
+        backend=args.backend, address=args.address,
         move_time=args.move_time, results_path=args.results, resume=args.resume, progress=args.progress,
         sprt=args.sprt, sprt_alpha=args.sprt_alpha, sprt_beta=args.sprt_beta,
     )
@@ -212,6 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "replay":
             return _replay(args)
+        if args.command in bench_commands.COMMANDS:
+            return bench_commands.main(args)
         return plugin_commands()[args.command].main(args)
     except BrokenPipeError:  # output piped into `head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -192,7 +192,7 @@ def play_deal(state: State, agents: Sequence[Agent], hook: Hook | None = None) -
 
 
 def deal_dict(result: dict[str, Any]) -> dict[str, Any]:
-    """The env's ``infos[...]["deal_result"]`` with seats as 0/1 (compact in JSON)."""
+    """The env's ``last_deal_result`` with seats as 0/1 (compact in JSON)."""
     winner = result["winner"]
     scores = result.get("scores") or {}
     return {
@@ -316,7 +316,6 @@ def _loop(
 ) -> None:
     actions = rec.actions
     deals = rec.deals
-    last_deal: Any = None
     perf = time.perf_counter
     while True:
         name = raw.agent_selection
@@ -361,15 +360,11 @@ def _loop(
         rec.moves += 1
         if record:
             actions.append(a)
-        info = raw.infos["player_0"]
-        if info:  # the env replaces infos when a deal ends; "deal" is that deal's index
-            k = info.get("deal")
-            if k is not None and k != last_deal:
-                last_deal = k
-                deals.append(deal_dict(info["deal_result"]))
-                _hook_all(agents, "deal_end", rec, raw, deals[-1])
-                if rec.forfeit is not None:
-                    return
+        if raw.infos["player_0"]["deal_over"]:  # a deal ended in this step
+            deals.append(deal_dict(raw.last_deal_result))
+            _hook_all(agents, "deal_end", rec, raw, deals[-1])
+            if rec.forfeit is not None:
+                return
     _finish(rec, raw)
 
 

@@ -56,12 +56,18 @@ is ignored with a ``UserWarning`` (so PettingZoo's ``api_test`` passes as is).
 
 ### Infos
 
-After every deal, ``infos[agent]`` holds ``"deal_result"``
-(``{"winner": agent or None, "game_points": g, "reason": ..., "scores":
-{agent: deal score}}``), ``"match_score"`` (``{agent: game points}``) and
-``"deal"`` (the index of that deal); they stay until the next deal ends. An
-illegal action under ``illegal_action="lose"`` adds ``"illegal_action"`` to the
-offender's info.
+Every step, ``infos[agent]`` has the same keys with plain ``int`` values
+(:data:`~sixtysix_env.infos.INFO_KEYS`, documented in
+:mod:`sixtysix_env.infos`): ``deal_over``, ``deal_winner`` (seat, -1 none or
+drawn), ``deal_points``, ``reason_code``, ``deal_score_0/1``, ``deals_done``,
+``match_score_0/1`` and ``illegal`` (1 in the offender's info after an
+illegal action under ``illegal_action="lose"``). The rich result of the last
+finished deal is ``last_deal_result`` (``{"winner": agent or None,
+"game_points": g, "reason": ..., "scores": {agent: deal score}}``, None before).
+``info_mode="rich"`` adds the nested keys ``"deal_result"`` (that dict),
+``"match_score"`` (``{agent: game points}``) and ``"deal"`` (the deal's
+index) after every deal, kept until the next deal ends, and
+``"illegal_action"`` (a description) to the offender's info.
 
 ### Rendering
 
@@ -85,11 +91,13 @@ the original would.
 ``view(agent)`` returns the agent's :class:`~sixtysix_env.knowledge.PlayerView`
 (what bots act on); ``game_state`` is the engine
 :class:`~sixtysix_env.engine.State` (for tests and the cheating oracle only);
-``deal_index`` is the index of the current deal in the match.
+``deal_index`` is the index of the current deal in the match;
+``last_deal_result`` the rich result of the last finished deal.
 """
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -104,6 +112,7 @@ from .actions import N_ACTIONS, IllegalActionError, describe_action
 from .cards import cards_of
 from .deals import deal, fixed_deal, next_deal
 from .engine import PLAYER_IDS, State
+from .infos import check_info_mode, flat_info, rich_info, rich_result
 from .knowledge import PlayerView, view
 from .observation import FULL_OBS_HIGH, FULL_OBS_LOW, OBS_HIGH, OBS_LOW, encode_full, encode_with_mask
 from .render import RENDER_MODES, SPECTATOR, Table, check_render_args, player_table, show, spectator_table
@@ -211,6 +220,7 @@ class raw_env(AECEnv):
         perfect_information: bool = False,
         render_mode: str | None = None,
         render_view: str = PLAYER_IDS[0],
+        info_mode: str = "flat",
     ) -> None:
         super().__init__()
         if episode not in EPISODES:
@@ -224,6 +234,8 @@ class raw_env(AECEnv):
         if illegal_action not in ILLEGAL:
             raise ValueError(f"illegal_action must be one of {ILLEGAL}, got {illegal_action!r}")
         check_render_args(render_mode, render_view, (*PLAYER_IDS, SPECTATOR))
+        check_info_mode(info_mode)
+        self.info_mode = info_mode
         self.episode = episode
         self.reward_mode = reward
         self.illegal_action = illegal_action
@@ -246,6 +258,9 @@ class raw_env(AECEnv):
         self.game_state: State | None = None
         self._seed: int | str = 0
         self._deal_index = 0
+        self.last_deal_result: dict[str, Any] | None = None
+        self._rich: dict[str, Any] = {}  # the nested keys of info_mode="rich" (since the last deal)
+        self._deal_just_ended = False  # the infos say deal_over=1 (rebuilt on the next step)
 
     @property
     def deal_index(self) -> int:
@@ -274,7 +289,9 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in PLAYER_IDS}
         self.terminations = {a: False for a in PLAYER_IDS}
         self.truncations = {a: False for a in PLAYER_IDS}
-        self.infos = {a: {} for a in PLAYER_IDS}
+        self.last_deal_result = None
+        self._rich = {}
+        self._set_infos(None)
         self.agent_selection = PLAYER_IDS[self.game_state.to_act]
         self._skip_agent_selection = None  # _was_dead_step bookkeeping of an unfinished episode
         if self.render_mode == "human":
@@ -314,6 +331,8 @@ class raw_env(AECEnv):
         state.apply_unchecked(a)
         if state.result is not None:
             self._end_of_deal(state)
+        elif self._deal_just_ended:
+            self._set_infos(None)
         if not self.terminations[agent]:
             self.agent_selection = PLAYER_IDS[self.game_state.to_act]  # type: ignore[union-attr]
         self._accumulate_rewards()
@@ -324,20 +343,10 @@ class raw_env(AECEnv):
         res = state.result
         assert res is not None
         winner = res.winner
-
-        def info() -> dict[str, Any]:  # one fresh dict per agent: nothing shared
-            return {
-                "deal_result": {
-                    "winner": None if winner is None else PLAYER_IDS[winner],
-                    "game_points": res.game_points,
-                    "reason": res.reason,
-                    "scores": {PLAYER_IDS[0]: res.scores[0], PLAYER_IDS[1]: res.scores[1]},
-                },
-                "match_score": {PLAYER_IDS[0]: state.match_scores[0], PLAYER_IDS[1]: state.match_scores[1]},
-                "deal": self._deal_index,
-            }
-
-        self.infos = {a: info() for a in PLAYER_IDS}
+        self.last_deal_result = rich_result(res)
+        if self.info_mode == "rich":
+            self._rich = rich_info(state, res, self._deal_index)
+        self._set_infos(state, res)
         over = self.episode == "deal" or state.match_over
         if winner is not None and self.reward_mode == "game_points":
             self.rewards[PLAYER_IDS[winner]] = float(res.game_points)
@@ -359,8 +368,22 @@ class raw_env(AECEnv):
         other = PLAYER_IDS[1 - self._index[agent]]
         self.rewards = {agent: -self.illegal_penalty, other: self.illegal_penalty}
         self.terminations = {a: True for a in PLAYER_IDS}
-        self.infos[agent] = dict(self.infos[agent], illegal_action=describe_action(action))
+        self._set_infos(None)
+        self.infos[agent]["illegal"] = 1
+        if self.info_mode == "rich":
+            self.infos[agent]["illegal_action"] = describe_action(action)
         self._accumulate_rewards()
+
+    def _set_infos(self, state: State | None, ended: Any = None) -> None:
+        """Fresh infos for both agents (see "Infos"); ``ended`` is the result of the deal
+        that ``state`` just finished, if any."""
+        state = self._state() if state is None else state
+        done = self._deal_index + (ended is not None)
+        self.infos = {a: flat_info(state, ended, done) for a in PLAYER_IDS}
+        if self._rich:
+            for a in PLAYER_IDS:
+                self.infos[a].update(copy.deepcopy(self._rich))
+        self._deal_just_ended = ended is not None
 
     # ------------------------------------------------------------- helpers
     def _state(self) -> State:

@@ -9,15 +9,21 @@ an opponent plays the other seat inside :meth:`SixtySixGymEnv.step`, so each
 ## Action Space
 
 ``Discrete(32)``, the action table of RULES.md section 5. The legal ones are
-given by :meth:`SixtySixGymEnv.action_masks` (the sb3-contrib convention) and
-``info["action_mask"]`` (int8, 32).
+given by :meth:`SixtySixGymEnv.action_masks` (the sb3-contrib convention),
+``info["action_mask"]`` (int8, 32) and, with ``mask_in_obs=True``, the
+observation's ``"action_mask"``. Once the episode is over the mask holds
+one placeholder action, ``CONTINUE`` (31), never all zeros, so a masked
+sampler can act on the final observation of a vector env's default
+(next-step) autoreset; that action is never stepped (the vector env resets).
 
 ## Observation Space
 
 ``Box(312,)`` float32, the learner's information set laid out as in
-:mod:`sixtysix_env.observation`. With ``perfect_information=True`` a Dict of
-``"observation"`` and ``"full_observation"`` (384, hidden cards included: for
-critics only).
+:mod:`sixtysix_env.observation`. With ``mask_in_obs=True`` a Dict of
+``"observation"`` and ``"action_mask"`` (``Box(0, 1, (32,), int8)``), for
+clients that take the mask from the observation (TorchRL, RLlib, CleanRL
+style loops). With ``perfect_information=True`` the Dict also has
+``"full_observation"`` (384, hidden cards included: for critics only).
 
 ## Rewards
 
@@ -56,11 +62,23 @@ exported from :mod:`sixtysix_env`):
 - :class:`ProtocolError`, the base of these: also raised when it is not the
   learner's turn (the inner ``aec_env`` was stepped from outside).
 
+## Info
+
+The same keys with plain ``int`` values on every ``reset`` and ``step``
+(:mod:`sixtysix_env.infos`): ``deal_over`` (a deal ended during this step,
+the opponent's moves included), ``deal_winner`` (seat, -1), ``deal_points``,
+``reason_code``, ``deal_score_0/1``, ``deals_done``, ``match_score_0/1``,
+``illegal``, plus ``seat`` (the learner's, 0/1) and ``action_mask``.
+``last_deal_result`` is the rich result of the last finished deal;
+``info_mode="rich"`` adds the AEC env's nested keys (and ``seat`` is then the
+agent name, as before 1.1).
+
 ## Rendering
 
-``render_mode="ansi"`` (``render()`` returns the text) or ``"human"``
-(printed after ``reset`` and every ``step``, once, at the learner's
-decision) draws the table from the LEARNER'S SEAT, from the learner's
+``render_mode="rgb_array"`` (``render()`` returns an (H, W, 3) uint8
+picture), ``"ansi"`` (the text) or ``"human"`` (the text printed after
+``reset`` and every ``step``, once, at the learner's decision) draws the
+table from the LEARNER'S SEAT, from the learner's
 :class:`~sixtysix_env.knowledge.PlayerView` only (:mod:`sixtysix_env.render`):
 the opponent's hand stays face down whoever is to act.
 ``render_view="all"`` is the explicit spectator opt-in (both hands).
@@ -83,13 +101,15 @@ for ``pickle``.
   string (``"pimc"``, ``"ppo:assist=rules"``: see :func:`agent_from_spec`),
   or None: uniformly random legal actions drawn from ``self.np_random``.
 - ``seat``: 0, 1, or None (random each episode).
-- ``episode``, ``reward``, ``perfect_information``, ``render_mode``: as the AEC env.
+- ``episode``, ``reward``, ``perfect_information``, ``render_mode``, ``info_mode``: as the AEC env.
+- ``mask_in_obs``: put the action mask in a Dict observation (see above).
 - ``render_view``: ``"learner"`` (default) or ``"all"`` (spectator: both hands).
 - ``illegal_penalty``: reward for an illegal learner action is minus this.
 
 ## Attributes
 
-``learner`` (the learner's agent name this episode), ``opponent``, ``aec_env``
+``learner`` (the learner's agent name this episode), ``opponent``,
+``last_deal_result``, ``aec_env``
 (the underlying :class:`~sixtysix_env.aec.raw_env`; its ``game_state`` is the
 engine state), ``view()`` (the learner's information set).
 """
@@ -106,9 +126,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
-from .actions import N_ACTIONS, IllegalActionError, check_action, describe_action, random_action
+from .actions import CONTINUE, N_ACTIONS, IllegalActionError, check_action, describe_action, random_action
 from .aec import raw_env
 from .engine import PLAYER_IDS, WINDOW_NAMES
+from .infos import DEAL_KEYS
 from .knowledge import PlayerView
 from .observation import FULL_OBS_HIGH, FULL_OBS_LOW, OBS_HIGH, OBS_LOW
 from .render import RENDER_MODES, SPECTATOR, Table, check_render_args, player_table, show, spectator_table
@@ -193,24 +214,25 @@ class SixtySixGymEnv(gymnasium.Env):
         perfect_information: bool = False,
         render_mode: str | None = None,
         render_view: str = LEARNER,
+        mask_in_obs: bool = False,
+        info_mode: str = "flat",
     ) -> None:
         if seat is not None and (isinstance(seat, bool) or seat not in (0, 1)):
             raise ValueError(f"seat must be 0, 1 or None (random), got {seat!r}")
         check_render_args(render_mode, render_view, (LEARNER, SPECTATOR))
         # The inner env never renders: this wrapper draws the learner's side itself.
-        self.aec_env = raw_env(episode=episode, reward=reward, perfect_information=perfect_information)
+        self.aec_env = raw_env(episode=episode, reward=reward, perfect_information=perfect_information,
+                               info_mode=info_mode)
         self.seat = seat
         self.illegal_penalty = float(illegal_penalty)
         self.perfect_information = bool(perfect_information)
         self.render_mode = render_mode
         self.render_view = render_view
         self.action_space = spaces.Discrete(N_ACTIONS)
-        box = spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
-        if self.perfect_information:
-            full = spaces.Box(FULL_OBS_LOW, FULL_OBS_HIGH, dtype=np.float32)
-            self.observation_space = spaces.Dict({"observation": box, "full_observation": full})
-        else:
-            self.observation_space = box
+        self.mask_in_obs = bool(mask_in_obs)
+        self._obs_keys = ("observation",) + ("action_mask",) * self.mask_in_obs \
+            + ("full_observation",) * self.perfect_information
+        self.observation_space = self._space()
         self._opponent_spec = opponent
         self.opponent: Any = None
         self._opponent_takes_view = True  # act(view) (an Agent), else a callable on the observation dict
@@ -219,6 +241,15 @@ class SixtySixGymEnv(gymnasium.Env):
         # Why step() refuses to play (None while an episode is in play), and the opponent's error.
         self._stopped: str | None = "no episode has started"
         self._failure: BaseException | None = None
+        self._ended: dict[str, int] | None = None  # the deal keys of a deal that ended in this step
+
+    def _space(self) -> spaces.Space:
+        box = spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
+        if self._obs_keys == ("observation",):
+            return box
+        parts = {"observation": box, "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
+                 "full_observation": spaces.Box(FULL_OBS_LOW, FULL_OBS_HIGH, dtype=np.float32)}
+        return spaces.Dict({k: parts[k] for k in self._obs_keys})
 
     # ------------------------------------------------------------- opponent
     def _make_opponent(self) -> None:
@@ -281,6 +312,7 @@ class SixtySixGymEnv(gymnasium.Env):
     ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         self._stopped, self._failure = "reset() did not finish", None
+        self._ended = None
         if self.opponent is None:
             self._make_opponent()
         if isinstance(self.opponent, RandomLegalOpponent):
@@ -300,16 +332,19 @@ class SixtySixGymEnv(gymnasium.Env):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         self._check_learners_turn()
         env = self.aec_env
+        self._ended = None
         try:
             a = env.game_state.check_action(action)  # type: ignore[union-attr]
         except IllegalActionError:
             self._stopped = f"the episode ended with the learner's illegal action {describe_action(action)}"
             self._obs = None  # fresh arrays: callers may keep the previous ones
             info = self._info()
-            info["illegal_action"] = action
+            info["illegal"] = 1
+            if self.aec_env.info_mode == "rich":
+                info["illegal_action"] = action
             self._render_human()
             return self._observation(), -self.illegal_penalty, True, False, info
-        env.step(a)
+        self._inner_step(a)
         reward = float(env.rewards[self.learner])
         reward += self._play_opponent()
         terminated = self._stopped is not None
@@ -319,6 +354,11 @@ class SixtySixGymEnv(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner as a bool array (sb3-contrib's MaskablePPO reads this)."""
         return self._obs_dict()["action_mask"].astype(bool)
+
+    @property
+    def last_deal_result(self) -> dict[str, Any] | None:
+        """The rich result of the last finished deal (see :mod:`sixtysix_env.infos`), or None."""
+        return self.aec_env.last_deal_result
 
     def view(self) -> PlayerView:
         """The learner's information set."""
@@ -356,27 +396,40 @@ class SixtySixGymEnv(gymnasium.Env):
         opp = PLAYER_IDS[1 - PLAYER_IDS.index(self.learner)]
         self._stopped = "the opponent's move did not finish"  # stays if anything escapes
         while not env.terminations[opp] and env.agent_selection == opp:
-            env.step(self._opponent_action(opp))
+            self._inner_step(self._opponent_action(opp))
             reward += float(env.rewards[self.learner])
         self._obs = None
         self._stopped = "the episode is over" if env.terminations[self.learner] else None
         return reward
 
+    def _inner_step(self, action: int) -> None:
+        """Step the AEC env; keep the info of a deal that ends (the opponent may move after it)."""
+        env = self.aec_env
+        env.step(action)
+        info = env.infos[self.learner]
+        if info["deal_over"]:
+            self._ended = {k: info[k] for k in DEAL_KEYS}
+
     def _obs_dict(self) -> dict[str, np.ndarray]:
         if self._obs is None:
-            self._obs = self.aec_env.observe(self.learner)
+            self._obs = obs = self.aec_env.observe(self.learner)
+            if not obs["action_mask"].any():  # the episode is over: the placeholder action
+                obs["action_mask"][CONTINUE] = 1
         return self._obs
 
     def _observation(self) -> Any:
         obs = self._obs_dict()
-        if self.perfect_information:
-            return {"observation": obs["observation"], "full_observation": obs["full_observation"]}
-        return obs["observation"]
+        if len(self._obs_keys) == 1:
+            return obs["observation"]
+        return {k: obs[k] for k in self._obs_keys}
 
     def _info(self) -> dict[str, Any]:
         info = copy.deepcopy(self.aec_env.infos[self.learner])  # fresh data on every call
+        if self._ended is not None:
+            info.update(self._ended)
         info["action_mask"] = self._obs_dict()["action_mask"]
-        info["seat"] = self.learner
+        rich = self.aec_env.info_mode == "rich"
+        info["seat"] = self.learner if rich else PLAYER_IDS.index(self.learner)
         return info
 
 

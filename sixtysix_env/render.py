@@ -1,5 +1,5 @@
 """Pictures of the table from one player's side, a spectator's only on request
-(the environments' ``ansi`` and ``human`` render modes).
+(the environments' ``ansi``, ``human`` and ``rgb_array`` render modes).
 
 Every picture is drawn from a :class:`Table`, a plain description of what is
 on the table, and a :class:`Table` is built only from
@@ -14,10 +14,13 @@ on the table, and a :class:`Table` is built only from
 - :func:`spectator_table` ``(state)``: both hands, built from both players'
   views: the explicit opt-in ``render_view="all"`` (replays, debugging).
 
-:func:`render_text` writes a table as text; :func:`show` is what an env's
-``render()`` does in each render mode. A picture mode (``rgb_array``) is one
-more function drawing the same :class:`Table` and one more branch in
-:func:`show`.
+:func:`render_text` writes a table as text,
+:func:`sixtysix_env.picture.draw_table` draws it as an (H, W, 3) uint8
+picture with Pillow; :func:`show` is what an env's ``render()`` does in each
+render mode. A render mode the environments do not know is accepted with a
+warning, as ``gymnasium.make`` and gymnasium's ``check_env`` treat one
+(SB3's ``make_vec_env`` passes ``"rgb_array"`` to every env); ``render()``
+then warns and returns None.
 
 Example (``player_table(view(state, 0))``)::
 
@@ -41,7 +44,7 @@ from .engine import PLAYER_IDS, TALON_CLOSED, WINDOW_NAMES, State
 from .knowledge import PlayerView, view
 
 #: Render modes of both environments.
-RENDER_MODES = ("human", "ansi")
+RENDER_MODES = ("human", "ansi", "rgb_array")
 #: The ``render_view`` that shows both hands (a spectator's view; an explicit opt-in only).
 SPECTATOR = "all"
 
@@ -148,15 +151,23 @@ def render_text(t: Table) -> str:
     return "\n".join(lines)
 
 
-def show(render_mode: str | None, table: Callable[[], Table]) -> str | None:
-    """What an env's ``render()`` does with the ``table()`` it draws: ``"ansi"``
-    returns the text, ``"human"`` prints it (and returns None), None warns
-    that no render mode was chosen."""
-    if render_mode is None:
-        import gymnasium  # only the environments call this; drawing a table needs no gymnasium
+def _warn(message: str) -> None:
+    import gymnasium  # only the environments call this; drawing a table needs no gymnasium
 
-        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+    gymnasium.logger.warn(message)
+
+
+def show(render_mode: str | None, table: Callable[[], Table]) -> Any:
+    """What an env's ``render()`` does with the ``table()`` it draws: ``"ansi"``
+    returns the text, ``"human"`` prints it (and returns None), ``"rgb_array"``
+    returns the picture; None or an unknown mode warns and returns None."""
+    if render_mode not in RENDER_MODES:
+        _warn(f"render() called with render_mode={render_mode!r}; pass one of {list(RENDER_MODES)}")
         return None
+    if render_mode == "rgb_array":
+        from .picture import draw_table  # Pillow only when a picture is drawn
+
+        return draw_table(table())
     text = render_text(table())
     if render_mode == "human":
         print(text)
@@ -165,10 +176,11 @@ def show(render_mode: str | None, table: Callable[[], Table]) -> str | None:
 
 
 def check_render_args(render_mode: str | None, render_view: Any, views: tuple[Any, ...]) -> None:
-    """``ValueError`` unless ``render_mode`` is one of :data:`RENDER_MODES` or None
-    and ``render_view`` one of ``views``."""
+    """A warning unless ``render_mode`` is one of :data:`RENDER_MODES` or None (the
+    Gymnasium API's treatment: see the module docstring); ``ValueError`` unless
+    ``render_view`` is one of ``views``."""
     if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(f"render_mode must be one of {list(RENDER_MODES)} or None, got {render_mode!r}")
+        _warn(f"render_mode={render_mode!r} is not one of {list(RENDER_MODES)}: render() will return None")
     if isinstance(render_view, bool) or render_view not in views:
         raise ValueError(f"render_view must be one of {list(views)}, got {render_view!r}")
 

@@ -1,14 +1,25 @@
 """Tables where a person plays Sixty-Six against any bot.
 
+The game, shared by both tables:
+
 - :mod:`tables.session`: one game between a person and a bot, driven through
-  the public environment (``sixtysix_env.env``) and ``agents.make_agent``;
-  the one model both tables share. Everything it shows comes from the
-  person's :class:`~sixtysix_env.PlayerView` and the public moves.
+  the public environment (``sixtysix_env.env``) and ``agents.make_agent``.
+- :mod:`tables.frame`: the table as the person may see it, built from their
+  :class:`~sixtysix_env.PlayerView` and the public tricks only.
+- :mod:`tables.narration`: the moves and results in words, from the person's side.
+- :mod:`tables.moves`: typed moves read, illegal ones refused with the rule they break.
 - :mod:`tables.hints`: what a hint bot would play, with its values per move.
 - :mod:`tables.store`: finished games appended (fsync'd) to an arena-format
   JSONL file that ``sixtysix replay`` and the browser viewer read.
+- :mod:`tables.viewer`: the move-by-move frames of a recorded game.
+
+The tables:
+
 - :mod:`tables.terminal`: ``sixtysix play``, the table in a terminal.
 - :mod:`tables.web`: ``sixtysix serve``, the table in a browser (Starlette +
-  uvicorn; the page in ``tables/static`` is plain HTML/CSS/JavaScript).
-- :mod:`tables.viewer`: the move-by-move frames of a recorded game.
+  uvicorn; the page in ``tables/static`` is plain HTML/CSS/JavaScript), with
+  :mod:`tables.games` (the games by session, the bots' threads),
+  :mod:`tables.endpoint` (session cookie, JSON in and out, JSON errors),
+  :mod:`tables.game_api` and :mod:`tables.records_api` (the two halves of the API).
+- :mod:`tables.loadtest`: many games at once through the API, and a local server for tests.
 """

@@ -29,15 +29,10 @@ from collections.abc import Callable
 from typing import Any
 
 from agents import make_agent, parse_spec
+from agents.rules import obvious_action
+from agents.search.determinized import CLOSE_MARGIN, world_action_values
 from sixtysix_env import PlayerView, sample_state
 from sixtysix_env.actions import DECLARE, actions_of
-
-try:  # the agents package after its reorganisation (agents/rules.py, agents/search/)
-    from agents.rules import obvious_action
-    from agents.search.determinized import CLOSE_MARGIN, world_action_values
-except ImportError:  # the layout before it
-    from agents.heuristic import obvious_action
-    from agents.pimc import CLOSE_MARGIN, world_action_values
 
 ISMCTS_MAX_VALUE = 3.0  # ismcts stores values scaled by the largest deal value, 3 game points
 PHASE2_WORLDS = 64  # worlds ismcts samples once the talon is closed (its pimc default)

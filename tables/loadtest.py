@@ -154,39 +154,46 @@ def free_port() -> int:
 
 
 @contextmanager
-def local_server(*args: str, data: str | None = None, timeout: float = 60.0) -> Iterator[str]:
-    """Run ``python -m tables.web`` on a free loopback port; yields its base URL."""
+def local_server(*args: str, data: str | None = None, log: str | None = None,
+                 timeout: float = 60.0) -> Iterator[str]:
+    """Run ``python -m tables.web`` on a free loopback port; yields its base URL. The
+    server's stderr goes to the file ``log`` (default: a temporary one), never to a pipe
+    that nobody reads: a full pipe would stall the server at its next log line."""
     port = free_port()
-    tmp = tempfile.TemporaryDirectory() if data is None else None
-    data = data or tmp.name  # type: ignore[union-attr]
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "tables.web", "--port", str(port), "--data", data, *args],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/api/bots", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None:
-                    err = proc.stderr.read().decode()[-2000:]
-                    raise RuntimeError("the server did not start: " + err) from None
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the server did not answer in time") from None
-                time.sleep(0.1)
-        yield base
-    finally:
-        proc.terminate()
+    with tempfile.TemporaryDirectory() as tmp:
+        data = data or os.path.join(tmp, "data")
+        log = log or os.path.join(tmp, "server.log")
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        with open(log, "ab") as err:
+            proc = subprocess.Popen([sys.executable, "-m", "tables.web", "--port", str(port), "--data", data,
+                                     *args], env=env, stdout=subprocess.DEVNULL, stderr=err)
+        base = f"http://127.0.0.1:{port}"
         try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if tmp is not None:
-            tmp.cleanup()
+            _wait_until_up(base, proc, log, timeout)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _wait_until_up(base: str, proc: subprocess.Popen, log: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/api/bots", timeout=2):
+                return
+        except OSError:
+            if proc.poll() is not None:
+                with open(log, encoding="utf-8", errors="replace") as f:
+                    raise RuntimeError("the server did not start: " + f.read()[-2000:]) from None
+            if time.monotonic() > deadline:
+                raise RuntimeError("the server did not answer in time") from None
+            time.sleep(0.1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

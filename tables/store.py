@@ -1,16 +1,17 @@
-"""Finished games on disk: one arena results file (``agents.records``), fsync'd.
+"""Finished games on disk: one arena results file (``agents.arena.records``), fsync'd.
 
 Each finished game is one ``"type": "game"`` line of an arena results file,
 so ``sixtysix replay FILE --game N`` and the browser viewer read it like any
 arena record. The header's config marks the file as the tables' own, so a
-table never appends to an arena run by mistake (``open_results`` refuses a
-file of another configuration).
+table never appends to an arena run by mistake: a results file with another
+config is refused, even one without games yet (an arena run just started).
 
-Every line is written, flushed and ``fsync``'d before the game counts as
-saved, under an exclusive ``flock`` on the file, so a server restart or a
-crash loses no finished game, and a terminal table and a server may share
-one file. A line cut off by a crash mid-write is trimmed on the next open
-(``open_results(..., resume=True)``).
+Every line is written with one ``O_APPEND`` write and ``fsync``'d before the
+game counts as saved, its index taken under an exclusive ``flock`` on the
+file, so a server restart or a crash loses no finished game, and a terminal
+table and a server may share one file. A line cut off by a crash mid-write
+is ended on the next open and skipped, with a warning, by every reader
+(``agents.arena.records``).
 
 Lines may carry an ``owner`` (a hash of the browser session's token): the
 web table lists a session's own games only.
@@ -23,7 +24,14 @@ import os
 import threading
 from typing import Any
 
-from agents.records import ResultsWriter, open_results, read_results
+from agents.arena.records import (
+    ResultsFileError,
+    ResultsWriter,
+    config_mismatch,
+    dumps,
+    open_results,
+    read_results,
+)
 
 CONFIG = {"source": "sixtysix tables", "players": "a person and a bot"}
 
@@ -35,6 +43,8 @@ class RecordStore:
         self.path = os.path.abspath(path)
         self._lock = threading.Lock()
         new = not os.path.exists(self.path)
+        if not new and os.path.getsize(self.path):
+            _check_ours(self.path)
         _, writer = open_results(self.path, CONFIG, resume=True)  # creates, or checks and trims
         writer.close()
         if new:
@@ -52,19 +62,19 @@ class RecordStore:
             self._size = size
 
     def append(self, line: dict[str, Any]) -> int:
-        """Write one finished game (its ``index`` is set here) and fsync; returns the index."""
-        with self._lock, open(self.path, "a", encoding="utf-8") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            try:
+        """Write one finished game (its ``index`` and ``cluster`` are set here: each game is a
+        cluster of its own) and fsync; returns the index."""
+        with self._lock:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            with ResultsWriter(fd) as writer:  # closes fd
+                fcntl.flock(fd, fcntl.LOCK_EX)  # from reading the last index to writing the next
                 self._reload()
                 index = self._games[-1]["index"] + 1 if self._games else 0
-                line = dict(line, index=index)
-                ResultsWriter(f).write(line)
-                os.fsync(f.fileno())
+                line = dict(line, index=index, cluster=index)
+                writer.write(line)  # its own lock ends this one (one lock per open file): the line is in
+                os.fsync(fd)
                 self._games.append(line)
-                self._size = os.fstat(f.fileno()).st_size
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
+                self._size += len(dumps(line).encode()) + 1  # the file as this store left it
         return index
 
     def games(self, owner: str | None = None) -> list[dict[str, Any]]:
@@ -80,6 +90,14 @@ class RecordStore:
             if g["index"] == index:
                 return g
         raise KeyError(index)
+
+
+def _check_ours(path: str) -> None:
+    """Refuse a results file that is not the tables' own (an arena run's, with or without games)."""
+    header = read_results(path)[0]
+    if config_mismatch(header["config"], CONFIG):
+        raise ResultsFileError(f"{path} belongs to a different run configuration "
+                               f"(not the tables' record file: {header['config']})")
 
 
 def _fsync_path(path: str) -> None:

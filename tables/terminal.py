@@ -24,7 +24,8 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from .session import SUIT_SYMBOLS, IllegalMove, Session
+from .moves import SUIT_SYMBOLS, IllegalMove
+from .session import Session
 
 DEFAULT_RECORDS = os.path.join("runs", "tables", "games.jsonl")
 HELP = """\

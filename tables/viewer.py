@@ -14,19 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 import sixtysix_env
-from agents.play import AGENT_IDS
 from sixtysix_env import ACTION_NAMES
 from sixtysix_env.actions import CLOSE, CONTINUE, DECLARE, EXCHANGE, MARRIAGE
-from sixtysix_env.cards import CARD_NAMES, SUIT_LETTERS, SUIT_NAMES, cards_of
-from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, LEAD, WINDOW_NAMES
+from sixtysix_env.cards import CARD_NAMES, SUIT_LETTERS, SUIT_NAMES
+from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, LEAD, PLAYER_IDS, WINDOW_NAMES
 
-from .session import card_order
+from .frame import Tricks, card_names
 
 MAX_ACTIONS = 5000  # far more than any match; a longer list is not a real record
-
-
-def _cards(mask: int, trump: int) -> list[str]:
-    return [CARD_NAMES[c] for c in card_order(cards_of(mask), trump)]
 
 
 def move_text(state: Any, action: int, players: list[str]) -> str:
@@ -50,21 +45,21 @@ def move_text(state: Any, action: int, players: list[str]) -> str:
     return f"{who} {ACTION_NAMES[action]}"
 
 
-def _frame(state: Any, deal_no: int, trick: list[tuple[int, int]], taken: int | None,
-           last: tuple[list[tuple[int, int]], int] | None) -> dict[str, Any]:
+def _frame(state: Any, deal_no: int, tricks: Tricks) -> dict[str, Any]:
     t = state.trump
     stock = state.stock
     face_down = state.talon[12 - stock:11] if stock else ()
     return {
         "deal": deal_no, "dealer": state.dealer, "window": WINDOW_NAMES[state.window],
         "to_act": None if state.result is not None else state.to_act,
-        "hands": [_cards(state.hands[0], t), _cards(state.hands[1], t)],
+        "hands": [card_names(state.hands[0], t), card_names(state.hands[1], t)],
         "talon": [CARD_NAMES[c] for c in face_down], "stock": stock,
         "trump": SUIT_LETTERS[t], "trump_card": CARD_NAMES[state.trump_card] if stock else None,
         "closed_by": state.closed_by if state.closed_by >= 0 else None,
-        "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in trick], "taken_by": taken,
-        "last_trick": None if last is None else {
-            "cards": [{"seat": p, "card": CARD_NAMES[c]} for p, c in last[0]], "taken_by": last[1]},
+        "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in tricks.cards], "taken_by": tricks.taken_by,
+        "last_trick": None if tricks.last is None else {
+            "cards": [{"seat": p, "card": CARD_NAMES[c]} for p, c in tricks.last[0]],
+            "taken_by": tricks.last[1]},
         "scores": [state.score(0), state.score(1)], "tricks": list(state.tricks),
         "marriages": [[SUIT_LETTERS[s] for s in range(4) if state.shown[p] >> s & 1] for p in (0, 1)],
         "match": list(state.match_scores),
@@ -90,35 +85,31 @@ def replay_frames(g: dict[str, Any]) -> dict[str, Any]:
     env.reset(seed=seed)
     raw = env.unwrapped
     frames: list[dict[str, Any]] = []
-    deal_no, trick, taken, last = 1, [], None, None
+    deal_no, tricks = 1, Tricks()
     for n, action in enumerate(actions):
         state = raw.game_state
-        if raw.terminations[AGENT_IDS[0]]:
+        if raw.terminations[PLAYER_IDS[0]]:
             raise ValueError(f"the recorded actions go on after the game ended (move {n + 1})")
         if not isinstance(action, int) or not state.is_legal(action):
             raise ValueError(f"move {n + 1} ({action!r}) is not legal in the replayed game")
-        f = _frame(state, deal_no, trick, taken, last)
+        f = _frame(state, deal_no, tricks)
         f["move"] = {"n": n + 1, "seat": state.to_act, "action": action, "name": ACTION_NAMES[action],
                      "text": move_text(state, action, players)}
         frames.append(f)
         seat, window = state.to_act, state.window
         env.step(action)
         if action < 24:
-            if window == LEAD:
-                if taken is not None:
-                    last = (trick, taken)
-                trick, taken = [(seat, action)], None
-            else:
-                trick = trick + [(seat, action)]
-                taken = seat if _won_last(state, seat, trick) else 1 - seat
+            lead = window == LEAD
+            taker = None if lead else seat if _won(state, seat, tricks.cards[0][1], action) else 1 - seat
+            tricks.play(seat, action, lead, taker)
         if state.result is not None:
             rec = recorded[deal_no - 1] if deal_no <= len(recorded) else None
             res = state.result
             if rec is None or (rec["reason"], rec["game_points"]) != (res.reason, res.game_points):
                 raise ValueError(f"the replay of deal {deal_no} differs from the record")
-            frames.append(_frame(state, deal_no, trick, taken, last))
-            deal_no, trick, taken, last = deal_no + 1, [], None, None
-    if not raw.terminations[AGENT_IDS[0]] and not g.get("forfeit"):
+            frames.append(_frame(state, deal_no, tricks))
+            deal_no, tricks = deal_no + 1, Tricks()
+    if not raw.terminations[PLAYER_IDS[0]] and not g.get("forfeit"):
         raise ValueError("the recorded actions end before the game does")
     return {"game": {"players": players, "unit": unit, "seed": seed, "winner": g.get("winner"),
                      "match_score": g.get("match_score"), "forfeit": g.get("forfeit"),
@@ -126,7 +117,7 @@ def replay_frames(g: dict[str, Any]) -> dict[str, Any]:
             "frames": frames}
 
 
-def _won_last(state: Any, seat: int, trick: list[tuple[int, int]]) -> bool:
-    """Whether ``seat`` took the trick just completed (both its cards are in its pile)."""
-    bits = sum(1 << c for _, c in trick)
+def _won(state: Any, seat: int, lead: int, card: int) -> bool:
+    """Whether ``seat`` took the trick of ``lead`` and ``card`` (both cards are in its pile)."""
+    bits = 1 << lead | 1 << card
     return state.won[seat] & bits == bits

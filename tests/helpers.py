@@ -8,7 +8,9 @@ one state-level loop); this module only makes positions.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from sixtysix_env.actions import DECLARE
 from sixtysix_env.cards import cards_of
@@ -68,3 +70,14 @@ def resampled_deal(hands: list[list[int]], talon: list[int], state: State, p: in
     for j in range(12 - state.stock, 11) if state.stock else ():
         talon[j] = r.talon[j]
     return hands, talon
+
+
+def wait_until(pred: Callable[[], Any], timeout: float = 10.0, message: str = "timed out waiting") -> Any:
+    """Poll ``pred`` until it returns something true (returned) or ``timeout`` seconds pass."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = pred()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(message)

@@ -18,6 +18,7 @@ from agents.registry import parse_spec
 
 from .options import ArenaOptions, OptionError
 from .pairing import PairingStats, pairing_stats
+from .ray_backend import RayBackend
 from .records import Warn, open_results
 from .report import RoundRobinResult
 from .runner import AgentLike, GameLine, Setup, backend_for, play_missing
@@ -108,8 +109,10 @@ def _run(players: Sequence[AgentLike], opts: ArenaOptions
         lines, writer = open_results(opts.results_path, config, opts.resume)
         done = validate_resumed(opts.results_path, lines, tasks)
     try:
+        ray = opts.backend == "ray"
+        backend = RayBackend(opts.workers, opts.address) if ray else backend_for(opts.workers)
         counted = play_missing(Setup(tuple(players), opts.unit, opts.move_time), names, tasks, done,
-                               backend_for(opts.workers), writer=writer, progress=opts.progress, stop=seq)
+                               backend, writer=writer, progress=opts.progress, stop=seq)
     finally:
         if writer is not None:
             writer.close()
@@ -129,8 +132,9 @@ def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
     for p in objects:
         if not (hasattr(p, "act") and hasattr(p, "reset")):
             raise ValueError(f"not a bot: {p!r} (give a spec string or an object with act() and reset())")
-    if objects and opts.workers > 1:
-        raise ValueError("Agent objects can only be played with workers=1; pass spec strings to use workers")
+    if objects and (opts.workers > 1 or opts.backend != "local"):
+        raise ValueError("Agent objects can only be played with workers=1 and the local backend; "
+                         "pass spec strings to use workers or Ray")
     if len({id(p) for p in objects}) != len(objects):
         raise ValueError("pass a distinct Agent object for each player (one object cannot sit in two seats)")
 

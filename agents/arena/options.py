@@ -82,6 +82,16 @@ def check_seed(value: Any) -> int:
         raise ValueError(f"must be an int, got {value!r}") from None
 
 
+BACKENDS = ("local", "ray")
+
+
+def check_backend(value: Any) -> str:
+    """Where games are played: ``"local"`` (this machine's processes) or ``"ray"`` (a Ray cluster)."""
+    if value not in BACKENDS:
+        raise ValueError(f"must be one of {BACKENDS}, got {value!r}")
+    return value
+
+
 def check_path(value: Any) -> str | None:
     """A results path (str or path-like) as a str, or None."""
     return None if value is None else os.fspath(value)
@@ -100,7 +110,12 @@ class ArenaOptions:
     duplicate: bool = True
     """Play every card seed twice, with the seats swapped."""
     workers: int = 1
-    """Processes to play in (Agent objects need 1); results do not depend on it."""
+    """Processes (with ``backend="ray"``: Ray actors) to play in (Agent objects need 1 and the local
+    backend); results do not depend on it."""
+    backend: str = "local"
+    """``"local"`` (processes on this machine) or ``"ray"`` (see :mod:`agents.arena.ray_backend`)."""
+    address: str | None = None
+    """With ``backend="ray"``: the cluster to join (None: a local one started for the run)."""
     move_time: float | None = None
     """Per-move limit in seconds; a bot over it forfeits the game (None: no limit)."""
     results_path: str | None = None
@@ -122,12 +137,15 @@ class ArenaOptions:
         checks: dict[str, Callable[[Any], Any]] = {
             "games": check_positive_int, "unit": check_unit, "seed": check_seed,
             "workers": check_positive_int, "move_time": check_seconds, "results_path": check_path,
+            "backend": check_backend,
         }
         for name, check in checks.items():
             try:
                 object.__setattr__(self, name, check(getattr(self, name)))
             except ValueError as e:
                 raise OptionError(f"{{{name}}} {{problem}}", problem=e) from None
+        if self.address is not None and self.backend != "ray":
+            raise OptionError("{address} needs {backend} ray")
         if self.resume and self.results_path is None:
             raise OptionError("{resume} needs {results_path}")
         if self.sprt is None and (self.sprt_alpha is not None or self.sprt_beta is not None):

@@ -281,7 +281,7 @@ def replay(path: str, index: int, board: bool = True) -> Iterator[str]:
     g = find_game(path, index)
     unit = g["unit"]
     players = g["players"]
-    env = make_env(unit, render_mode="ansi", render_view="all")  # a replay is a spectator
+    env = make_env(unit, render_mode="ansi", render_view="all", info_mode="rich")  # a replay is a spectator
     env.reset(seed=g["seed"])
     raw = env.unwrapped
     what = "a match to 7" if unit == "match" else "a single deal"

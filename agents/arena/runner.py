@@ -5,8 +5,8 @@ yields one game line per task, in any order; :func:`play_missing` stores
 them by index, so the results never depend on the backend or its number of
 workers. :class:`InProcess` plays in this process (Agent objects allowed);
 :class:`ProcessPool` in worker processes that build the bots from their
-spec strings. Another backend (a Ray cluster) is one more class with a
-``play`` method.
+spec strings; :class:`~agents.arena.ray_backend.RayBackend` (in its own module, chosen by
+:mod:`~agents.arena.api`) in Ray actors.
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ def test_registration_and_metadata():
     e = pettingzoo.make("aec", "sixtysix_v0", episode="deal")
     assert isinstance(e.unwrapped, raw_env) and e.unwrapped.episode == "deal"
     md = raw_env.metadata
-    assert md["name"] == "sixtysix_v0" and md["render_modes"] == ["human", "ansi"]
+    assert md["name"] == "sixtysix_v0" and md["render_modes"] == ["human", "ansi", "rgb_array"]
     assert md["is_parallelizable"] is False
     e.reset(seed=0)
     assert e.action_space(P0).n == 32
@@ -82,7 +82,6 @@ def test_constructor_errors():
         {"reward": "points"},
         {"episode": "deal", "reward": "match"},
         {"illegal_action": "ignore"},
-        {"render_mode": "rgb_array"},
     ):
         with pytest.raises(ValueError):
             raw_env(**kwargs)
@@ -165,7 +164,7 @@ def test_deal_k_cards_depend_only_on_seed_and_k():
 
 # ------------------------------------------------------------------ fixed deals: windows and scoring
 def test_windows_and_masks_and_false_declaration():
-    e = env(episode="deal")
+    e = env(episode="deal", info_mode="rich")
     e.reset(seed=0, options=DEAL_A)
     s = e.unwrapped.game_state
     hand0 = {card_id(c) for c in DEAL_A["hands"][0]}
@@ -199,7 +198,7 @@ def test_windows_and_masks_and_false_declaration():
 
 
 def test_correct_declaration_schwarz_scores_three():
-    e = env(episode="deal")
+    e = env(episode="deal", info_mode="rich")
     e.reset(seed=0, options=DEAL_A)
     # 40 (trump marriage) + QH/9C 3 + AC/JC 13 + TC/QC 13 = 69; player_1 has no trick.
     play(e, "marriage H", "QH", "9C", "continue", "AC", "JC", "continue", "TC", "QC")
@@ -211,7 +210,7 @@ def test_correct_declaration_schwarz_scores_three():
 
 
 def test_close_response_exchange_and_closer_failed():
-    e = env(episode="deal")
+    e = env(episode="deal", info_mode="rich")
     e.reset(seed=0, options=DEAL_A)
     s = e.unwrapped.game_state
     play(e, "close")
@@ -246,7 +245,7 @@ def random_deal_results(n: int, seed: int):
     for i in range(n):
         s0 = deal(rng)
         opts = {"dealer": s0.dealer, "hands": [cards_of(h) for h in s0.hands], "talon": list(s0.talon)}
-        e = env(episode="deal")
+        e = env(episode="deal", info_mode="rich")
         e.reset(seed=i, options=opts)
         to_the_end = i % 2 == 0  # half the deals: never declare or close
         while not any(e.terminations.values()):
@@ -305,7 +304,7 @@ def play_match(e, seed: int, policy_seed: int):
 
 
 def test_match_reward_is_plus_minus_one_at_the_end():
-    e = env()
+    e = env(info_mode="rich")
     for seed in range(3):
         totals, deal_ends = play_match(e, seed, seed)
         assert sorted(totals.values()) == [-1.0, 1.0]
@@ -317,7 +316,7 @@ def test_match_reward_is_plus_minus_one_at_the_end():
 
 
 def test_match_with_game_point_rewards_and_next_dealer():
-    e = env(reward="game_points")
+    e = env(reward="game_points", info_mode="rich")
     totals, deal_ends = play_match(e, 5, 9)
     final = deal_ends[-1][1]["match_score"]
     assert totals[P0] == final[P0] - final[P1] and totals[P1] == -totals[P0]
@@ -340,7 +339,7 @@ def test_match_with_game_point_rewards_and_next_dealer():
 
 # ------------------------------------------------------------------ illegal actions, view, render
 def test_illegal_action_raises_with_names():
-    e = env(episode="deal")
+    e = env(episode="deal", info_mode="rich")
     e.reset(seed=0, options=DEAL_A)
     with pytest.raises(ValueError, match=r"illegal action 30 \(declare\).*legal: .*29 \(close\)"):
         e.step(DECLARE)
@@ -353,7 +352,7 @@ def test_illegal_action_raises_with_names():
 
 @pytest.mark.parametrize("penalty", [1.0, 5.0])
 def test_illegal_action_loses_when_asked(penalty):
-    e = env(episode="deal", illegal_action="lose", illegal_penalty=penalty)
+    e = env(episode="deal", illegal_action="lose", illegal_penalty=penalty, info_mode="rich")
     e.reset(seed=0, options=DEAL_A)
     play(e, "AC")
     e.step(DECLARE)  # player_1 cannot declare in the follow window

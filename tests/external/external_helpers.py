@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from helpers import wait_until
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "agents" / "protocol" / "schemas"
 PY_BOT = [sys.executable, "-S", str(ROOT / "examples" / "bots" / "random_bot.py")]
@@ -54,13 +56,7 @@ def wait_gone(pids: set[int], timeout: float = 3.0) -> set[int]:
 
 
 def wait_for(pred: Any, timeout: float = 10.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = pred()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("timed out waiting")
+    return wait_until(pred, timeout)
 
 
 # ------------------------------------------------------------ schema checks

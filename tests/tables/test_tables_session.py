@@ -7,11 +7,12 @@ import random
 
 import pytest
 
-from agents.records import open_results, read_results, replay
+from agents.arena.records import open_results, read_results, replay
 from sixtysix_env import fixed_deal, resample, view
 from sixtysix_env.actions import CLOSE, CONTINUE, DECLARE, EXCHANGE, MARRIAGE
 from tables.hints import Hinter
-from tables.session import IllegalMove, Session, parse_card_word, why_illegal
+from tables.moves import IllegalMove, parse_card_word, why_illegal
+from tables.session import Session
 from tables.store import RecordStore
 
 

@@ -1,0 +1,145 @@
+"""The table as the person may see it: a JSON-ready frame from their view and the public tricks.
+
+A frame is built from the person's :class:`~sixtysix_env.PlayerView` and the
+cards played to the tricks (every move in Sixty-Six is public once made),
+nothing else, so nothing else about the hidden cards can reach a screen.
+Cards are written by name (``"TH"``); the tables draw them. Seats are
+``"you"`` and ``"opponent"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sixtysix_env import ACTION_NAMES, PlayerView
+from sixtysix_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, actions_of
+from sixtysix_env.cards import CARD_NAMES, SUIT_LETTERS, cards_of
+from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, FINAL, MATCH_TARGET, OVER, WINDOW_NAMES
+from sixtysix_env.scoring import WIN_SCORE
+
+from .moves import SUIT_SYMBOLS, marriage_points, talon_word, why_illegal
+
+YOU, OPPONENT = "you", "opponent"
+KIND_ORDER = {"card": 0, "marriage": 1, "exchange": 2, "close": 3, "declare": 4, "continue": 5}
+CONTINUE_LABELS = {DRAW: "Draw", CLOSE_RESPONSE: "Continue (no exchange)", FINAL: "Continue (no declaration)"}
+
+
+def card_order(cards: list[int], trump: int) -> list[int]:
+    """Cards as a hand is held: suits alternating in colour, trumps last, low to high."""
+    suits = [s for s in (0, 2, 1, 3) if s != trump] + [trump]
+    return sorted(cards, key=lambda c: (suits.index(c // 6), c % 6))
+
+
+def card_names(mask: int, trump: int) -> list[str]:
+    """The cards of ``mask`` by name, in :func:`card_order`."""
+    return [CARD_NAMES[c] for c in card_order(cards_of(mask), trump)]
+
+
+@dataclass
+class Tricks:
+    """The trick on the table and the last one taken, as (seat, card) pairs.
+    Both tables and the viewer keep them the same way."""
+
+    cards: list[tuple[int, int]] = field(default_factory=list)
+    taken_by: int | None = None  # who takes the trick on the table, once it is complete
+    last: tuple[list[tuple[int, int]], int] | None = None  # the previous trick and who took it
+
+    def play(self, seat: int, card: int, lead: bool, taken_by: int | None) -> None:
+        """``seat`` played ``card`` (leading, or completing the trick that ``taken_by`` takes)."""
+        if lead:
+            if self.taken_by is not None:
+                self.last = (self.cards, self.taken_by)
+            self.cards, self.taken_by = [(seat, card)], None
+        else:
+            self.cards, self.taken_by = self.cards + [(seat, card)], taken_by
+
+
+# ------------------------------------------------------------------ moves
+def legal_moves(v: PlayerView) -> list[dict[str, Any]]:
+    """The legal moves of the view's player in table order (cards as held, then the buttons);
+    none when it is not their turn."""
+    if v.to_act != v.player or v.window == OVER:
+        return []
+    moves = [move_entry(v, a) for a in actions_of(v.legal_mask)]
+    order = {c: i for i, c in enumerate(card_order(cards_of(v.hand), v.trump))}
+    moves.sort(key=lambda m: (KIND_ORDER[m["kind"]], order.get(m["action"], m["action"])))
+    return moves
+
+
+def move_entry(v: PlayerView, a: int) -> dict[str, Any]:
+    """Legal action ``a`` as a table offers it: its kind and a label (a button's text)."""
+    m: dict[str, Any] = {"action": a, "name": ACTION_NAMES[a]}
+    if a < 24:
+        m.update(kind="card", card=CARD_NAMES[a], label=CARD_NAMES[a])
+    elif a < EXCHANGE:
+        s = a - MARRIAGE
+        trumps = ", trumps" if s == v.trump else ""
+        m.update(kind="marriage", suit=SUIT_LETTERS[s],
+                 label=f"Marriage {SUIT_SYMBOLS[s]} ({marriage_points(s, v.trump)}{trumps})")
+    elif a == EXCHANGE:
+        m.update(kind="exchange", label=f"Exchange {CARD_NAMES[6 * v.trump]} for {CARD_NAMES[v.trump_card]}")
+    elif a == CLOSE:
+        m.update(kind="close", label="Close the talon" + (" (no draw)" if v.window == DRAW else ""))
+    elif a == DECLARE:
+        score = v.scores[v.player]
+        false = score < WIN_SCORE
+        m.update(kind="declare", label=f"Declare 66 ({'false: ' if false else ''}you have {score})")
+        m["false"] = false
+    else:
+        m.update(kind="continue", label=CONTINUE_LABELS.get(v.window, "Continue"))
+    return m
+
+
+def card_refusals(v: PlayerView) -> dict[str, str]:
+    """Why each card in hand that may not be played now may not (for dimmed cards)."""
+    reasons = {CARD_NAMES[c]: why_illegal(v, c) for c in cards_of(v.hand)}
+    return {name: r for name, r in reasons.items() if r is not None}
+
+
+# ------------------------------------------------------------------ the frame
+def table_frame(v: PlayerView, tricks: Tricks, finished: bool) -> dict[str, Any]:
+    """What view ``v``'s player sees of the table, with the public ``tricks``
+    (``finished``: the game has ended, even if the view's deal has not)."""
+    me, opp = v.player, 1 - v.player
+
+    def who(p: int) -> str:
+        return YOU if p == me else OPPONENT
+
+    def trick(cards: list[tuple[int, int]], taken_by: int | None) -> dict[str, Any]:
+        return {"cards": [{"who": who(p), "card": CARD_NAMES[c]} for p, c in cards],
+                "taken_by": None if taken_by is None else who(taken_by)}
+
+    over = v.window == OVER or finished
+    moves = [] if over else legal_moves(v)
+    return {
+        "dealer": who(v.dealer),
+        "match": {YOU: v.match_scores[me], OPPONENT: v.match_scores[opp], "target": MATCH_TARGET},
+        "trump": SUIT_LETTERS[v.trump],
+        "trump_card": CARD_NAMES[v.trump_card] if v.trump_card >= 0 else None,
+        "talon": v.stock,
+        "talon_state": talon_word(v),
+        "closed_by": who(v.closed_by) if v.closed_by >= 0 else None,
+        "hand": card_names(v.hand, v.trump),
+        "opponent_cards": v.opp_hand_size,
+        "opponent_known": card_names(v.opp_known, v.trump),
+        "trick": trick(tricks.cards, tricks.taken_by),
+        "last_trick": None if tricks.last is None else trick(*tricks.last),
+        YOU: _side(v, me),
+        OPPONENT: _side(v, opp),
+        "to_act": None if over else who(v.to_act),
+        "window": WINDOW_NAMES[v.window],
+        "legal": moves,
+        "illegal": card_refusals(v) if moves else {},
+    }
+
+
+def _side(v: PlayerView, p: int) -> dict[str, Any]:
+    shown = [s for s in range(4) if v.shown[p] >> s & 1]
+    pending = 0 if v.tricks[p] else sum(marriage_points(s, v.trump) for s in shown)
+    return {"score": v.scores[p], "tricks": v.tricks[p], "marriages": [SUIT_LETTERS[s] for s in shown],
+            "pending": pending}
+
+
+__all__ = ["OPPONENT", "YOU", "Tricks", "card_names", "card_order", "legal_moves", "move_entry",
+           "table_frame"]

@@ -1,0 +1,221 @@
+"""The API of a browser's own game: start one, follow it, move, ask for a hint, resign.
+
+=========================  ================================================
+``GET  /api/bots``         the bots a table can offer, the defaults
+``POST /api/games``        new game ``{"vs", "hint", "seed", "episode", "seat"}``
+``GET  /api/game``         the game; ``?since=V`` adds the frames after
+                           version V, ``&wait=S`` waits up to S seconds for one
+``POST /api/game/move``    ``{"action": 0-31 | "TH" | "marry H" ..., "version": V}``
+``POST /api/game/hint``    the hint bot's move and values per move
+``POST /api/game/resign``  give up (the record says so)
+=========================  ================================================
+
+A browser may choose the operator's bots (``--vs``, ``--hint``, ``--bots``)
+or a built-in bot within :data:`PARAM_CAPS`; the cheating ``oracle`` may be
+an opponent, never a hint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from agents import KNOWN_AGENTS, parse_spec
+
+from .endpoint import ApiError, checked_int, endpoint, owner_of, query_int, read_json
+from .games import Game, Tables
+from .hints import Hinter
+from .moves import IllegalMove
+from .session import EPISODES, Session
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+MAX_WAIT = 30.0  # the longest a long poll waits, in seconds
+# The most a browser may ask of a built-in bot (the operator's own --vs/--hint/--bots are not capped).
+PARAM_CAPS = {"worlds": 256, "iterations": 5000, "depth": 2}
+NEW_GAME_FIELDS = {"vs", "hint", "seed", "episode", "seat"}
+
+
+def check_spec(tables: Tables, spec: Any, what: str) -> str:
+    """A bot spec a browser may choose: the operator's, or a built-in bot within caps."""
+    if not isinstance(spec, str) or not spec.strip() or len(spec) > 200:
+        raise ApiError(400, f"{what} must be a bot spec such as 'heuristic' or 'pimc:worlds=32'")
+    spec = spec.strip()
+    if spec in tables.operator_specs:
+        return spec
+    try:
+        name, values = parse_spec(spec)
+    except ValueError as e:
+        raise ApiError(400, str(e).split("\n")[0]) from None
+    if name not in KNOWN_AGENTS or (name == "ppo" and values.get("path")):
+        raise ApiError(400, f"{what}: a browser may choose the built-in bots only "
+                            "(start the server with --bots SPEC to offer others)")
+    for key, cap in PARAM_CAPS.items():
+        if key in values and values[key] > cap:
+            raise ApiError(400, f"{what}: {key} may be at most {cap} here")
+    return spec
+
+
+def your_game(tables: Tables, token: str) -> Game:
+    try:
+        return tables.game(token)
+    except KeyError:
+        raise ApiError(404, "no game: start one with POST /api/games") from None
+
+
+@endpoint
+async def api_bots(request: Request, tables: Tables, token: str) -> Any:
+    out = [{"spec": b.name, "help": b.help, "cheats": b.name == "oracle",
+            "params": {k: {"default": p.default, "help": p.help} for k, p in b.params.items()}}
+           for b in KNOWN_AGENTS.values()]
+    extra = sorted(tables.operator_specs - set(KNOWN_AGENTS) - {"none"})
+    config = tables.config
+    return {"bots": out, "extra": extra, "vs": config.vs, "hint": config.hint, "episodes": list(EPISODES)}
+
+
+def _new_game_options(tables: Tables, body: dict[str, Any]) -> dict[str, Any]:
+    """The checked fields of a new-game request (400 for anything else)."""
+    unknown = set(body) - NEW_GAME_FIELDS
+    if unknown:
+        raise ApiError(400, f"unknown field(s): {', '.join(sorted(unknown))}")
+    vs = check_spec(tables, body.get("vs", tables.config.vs), "vs")
+    hint = body.get("hint", tables.config.hint)
+    if hint is None or (isinstance(hint, str) and hint.strip().lower() in ("", "none")):
+        hint = None
+    else:
+        hint = check_spec(tables, hint, "hint")
+        if parse_spec(hint)[0] == "oracle":
+            raise ApiError(400, "hint: the oracle sees the hidden cards, so it cannot give hints")
+    seed = body.get("seed")
+    seed = None if seed is None else checked_int(seed, "seed", 0, 2**63 - 1)
+    episode = body.get("episode", "match")
+    if episode not in EPISODES:
+        raise ApiError(400, f"episode must be one of {', '.join(EPISODES)}")
+    seat = body.get("seat")
+    seat = secrets.randbelow(2) if seat is None else checked_int(seat, "seat", 0, 1)
+    return {"vs": vs, "hint": hint, "seed": seed, "episode": episode, "seat": seat}
+
+
+@endpoint
+async def api_new(request: Request, tables: Tables, token: str) -> Any:
+    o = _new_game_options(tables, await read_json(request))
+
+    def build() -> tuple[Session, Hinter | None]:
+        s = Session(o["vs"], seed=o["seed"], episode=o["episode"], seat=o["seat"])
+        return s, (Hinter(o["hint"], seed=s.seed ^ 0x5EED) if o["hint"] else None)
+
+    try:
+        session, hinter = await tables.run(build)
+    except ValueError as e:
+        raise ApiError(400, str(e).split("\n")[0]) from None
+    game = Game(session, hinter, owner_of(token))
+    tables.put(token, game)
+    tables.start_bot(game)
+    return game.payload(since=-1), 201
+
+
+@endpoint
+async def api_game(request: Request, tables: Tables, token: str) -> Any:
+    game = your_game(tables, token)
+    s = game.session
+    if game.pending:
+        tables.start_bot(game)  # a no-op while its task runs; restarts one that ended early
+    elif s.over and game.record is None and (game.task is None or game.task.done()):
+        await tables.save(game)  # the bot's loop could not save it: try again, and let a failure show
+    since = query_int(request, "since", -1, 2**31)
+    wait = request.query_params.get("wait")
+    if wait is not None:
+        try:
+            wait_s = min(max(float(wait), 0.0), MAX_WAIT)
+        except ValueError:
+            raise ApiError(400, "wait must be a number of seconds") from None
+        if since is None:
+            raise ApiError(400, "wait needs since")
+        if s.version <= since and (game.pending or (s.over and game.record is None)):
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(game.changed.wait(), wait_s)
+    return game.payload(since)
+
+
+def _person_action(game: Game, body: dict[str, Any]) -> int:
+    """The checked action of a move request (400, 409 or 422 otherwise)."""
+    s = game.session
+    if set(body) - {"action", "version"}:
+        raise ApiError(400, "a move is {\"action\": ..., \"version\": ...}")
+    version = body.get("version")
+    if version is not None and checked_int(version, "version", 0, 2**31) != s.version:
+        raise ApiError(409, f"the game has moved on (version {s.version}); reload it")
+    if s.over:
+        raise ApiError(409, "the game is over")
+    if not s.human_to_act:
+        raise ApiError(409, "it is not your turn")
+    action = body.get("action")
+    try:
+        if isinstance(action, str):
+            return s.parse_move(action)
+        if isinstance(action, int) and not isinstance(action, bool):
+            return s.check_legal(action)
+        raise ValueError("action must be an action id (0-31) or a move: a card name, 'close', '66'...")
+    except IllegalMove as e:
+        raise ApiError(422, f"illegal move: {e}") from None
+    except ValueError as e:
+        raise ApiError(400, str(e)) from None
+
+
+@endpoint
+async def api_move(request: Request, tables: Tables, token: str) -> Any:
+    game = your_game(tables, token)
+    action = _person_action(game, await read_json(request))
+    s = game.session
+    before = s.version
+    s.play(action)
+    if s.over:
+        await tables.save(game)
+    else:
+        tables.start_bot(game)
+    game.notify()
+    return game.payload(since=before)
+
+
+@endpoint
+async def api_hint(request: Request, tables: Tables, token: str) -> Any:
+    game = your_game(tables, token)
+    s = game.session
+    if game.hinter is None:
+        raise ApiError(409, "this game has no hint bot")
+    if not s.human_to_act:
+        raise ApiError(409, "no hint: it is not your turn")
+    version, v = s.version, s.view
+    seen, game.seen = game.seen, []
+    hinter = game.hinter
+
+    def think() -> dict[str, Any]:
+        for past in seen:
+            hinter.observe(past)
+        return hinter.hint(v)
+
+    async with game.hint_lock:
+        h = await tables.run(think)
+    values = [{"action": a, "value": x, **({"visits": h["visits"][a]} if h.get("visits") else {})}
+              for a, x in sorted(h["values"].items(), key=lambda kv: -kv[1])]
+    return {"hint": {"bot": h["bot"], "action": h["action"], "kind": h["kind"], "detail": h["detail"],
+                     "values": values, "version": version}, "stale": s.version != version}
+
+
+@endpoint
+async def api_resign(request: Request, tables: Tables, token: str) -> Any:
+    game = your_game(tables, token)
+    s = game.session
+    if s.over:
+        raise ApiError(409, "the game is over")
+    before = s.version
+    s.resign()
+    await tables.save(game)
+    game.notify()
+    return game.payload(since=before)
+
+
+__all__ = ["api_bots", "api_game", "api_hint", "api_move", "api_new", "api_resign", "check_spec"]

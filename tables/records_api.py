@@ -1,0 +1,119 @@
+"""The API of the record viewer: recorded games to step through, all cards face up.
+
+=========================  ================================================
+``GET  /api/records``      games to view: yours, and the files of ``--records``
+``GET  /api/records/S/N``  the frames of game N of source S
+``POST /api/replay``       ``{"jsonl": text, "game": N}``: view an uploaded file
+=========================  ================================================
+
+Source ``mine`` is the browser's own finished games (by the hash of its
+session token); ``0``, ``1``, ... are the operator's ``--records`` files.
+Games are re-run from their seed and actions by :func:`tables.viewer.replay_frames`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import TYPE_CHECKING, Any
+
+from agents.arena.records import ResultsFileError, read_results
+
+from .endpoint import ApiError, checked_int, endpoint, owner_of, read_json
+from .games import Tables
+from .store import summary
+from .viewer import replay_frames
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+LIST_LIMIT = 1000  # games listed per record file
+UPLOAD_LIMIT = 8 * 1024 * 1024
+
+
+def read_games(path: str, name: str | None = None) -> list[dict[str, Any]]:
+    """The game lines of results file ``path`` (422, calling it ``name``, if it cannot be read)."""
+    name = name or os.path.basename(path)
+    try:
+        return read_results(path)[1]
+    except (OSError, ResultsFileError) as e:
+        raise ApiError(422, f"cannot read {name}: {str(e).replace(path, name)}") from None
+
+
+def frames_of(games: list[dict[str, Any]], index: int, where: str) -> dict[str, Any]:
+    """The viewer's frames of game ``index`` among ``games`` (404 if absent, 422 if it does not replay)."""
+    for g in games:
+        if g["index"] == index:
+            return replay(g)
+    raise ApiError(404, f"no game {index} in {where}")
+
+
+def replay(line: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return replay_frames(line)
+    except ValueError as e:
+        raise ApiError(422, f"cannot replay game {line.get('index')}: {e}") from None
+
+
+def sources(tables: Tables, owner: str) -> list[dict[str, Any]]:
+    """The games a browser may view: its own, newest first, then each ``--records`` file's."""
+    mine = [summary(g) for g in tables.store.games(owner)]
+    out = [{"id": "mine", "title": "Your finished games", "games": mine[-LIST_LIMIT:][::-1],
+            "total": len(mine)}]
+    for i, path in enumerate(tables.files):
+        games = read_games(path)
+        out.append({"id": str(i), "title": os.path.basename(path), "total": len(games),
+                    "games": [summary(g) for g in games[:LIST_LIMIT]]})
+    return out
+
+
+def recorded_frames(tables: Tables, source: str, index: int, owner: str) -> dict[str, Any]:
+    """The frames of game ``index`` of ``source`` (``mine`` or a ``--records`` file's number)."""
+    if source == "mine":
+        try:
+            return replay(tables.store.game(index, owner))
+        except KeyError:
+            raise ApiError(404, f"you have no finished game {index}") from None
+    if not source.isdigit() or int(source) >= len(tables.files):
+        raise ApiError(404, f"no record source {source!r}")
+    path = tables.files[int(source)]
+    return frames_of(read_games(path), index, os.path.basename(path))
+
+
+def uploaded(text: str, index: int | None) -> dict[str, Any]:
+    """An uploaded results file: its game list, or the frames of game ``index``."""
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", encoding="utf-8") as f:
+        f.write(text if text.endswith("\n") else text + "\n")
+        f.flush()
+        games = read_games(f.name, "the file")
+    if index is None:
+        return {"games": [summary(g) for g in games[:LIST_LIMIT]], "total": len(games)}
+    return frames_of(games, index, "the file")
+
+
+@endpoint
+async def api_records(request: Request, tables: Tables, token: str) -> Any:
+    return {"sources": await tables.run(sources, tables, owner_of(token))}
+
+
+@endpoint
+async def api_record(request: Request, tables: Tables, token: str) -> Any:
+    try:
+        index = int(request.path_params["index"])
+    except ValueError:
+        raise ApiError(400, "a game index is an integer") from None
+    return await tables.run(recorded_frames, tables, request.path_params["source"], index, owner_of(token))
+
+
+@endpoint
+async def api_replay(request: Request, tables: Tables, token: str) -> Any:
+    body = await read_json(request, UPLOAD_LIMIT)
+    text = body.get("jsonl")
+    if not isinstance(text, str) or not text.strip():
+        raise ApiError(400, "send {\"jsonl\": the text of an arena results file, \"game\": N}")
+    index = body.get("game")
+    index = None if index is None else checked_int(index, "game", 0, 2**31)
+    return await tables.run(uploaded, text, index)
+
+
+__all__ = ["api_record", "api_records", "api_replay", "sources"]

@@ -1,0 +1,74 @@
+"""The standard benchmark on a tiny ladder: rating, reports, resume, leaderboard (agents/bench)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from agents.bench import BenchOptions, bench, fit_rating, load_ladder
+from agents.bench.ladder import Ladder, save_ladder
+from agents.bench.run import rung_file
+from agents.cli import main
+
+
+@pytest.fixture
+def tiny_ladder(tmp_path):
+    """random at 0 and heuristic at 1000, a generous time control."""
+    path = str(tmp_path / "ladder.json")
+    save_ladder(Ladder({"random": 0.0, "heuristic": 1000.0}, {"random": (-50, 50), "heuristic": (950, 1050)},
+                       move_time=5.0, games=4, command="test", anchor=("heuristic", 1000.0)), path)
+    return path
+
+
+def test_the_shipped_ladder_names_its_scale_and_command():
+    ladder = load_ladder()
+    assert set(ladder.rungs) == {"random", "heuristic", "pimc", "ismcts", "ppo"}
+    assert ladder.ratings["heuristic"] == 1000.0
+    assert ladder.command.startswith("python -m agents.bench.calibrate")
+    assert ladder.games > 0 and ladder.move_time == 0.1
+
+
+def test_fit_rating_is_the_maximum_likelihood_with_an_interval():
+    elo, (lo, hi) = fit_rating([(1000.0, 10, 20)], prior_draws=0)
+    assert elo == pytest.approx(1000.0, abs=0.5)  # an even score: the rung's rating
+    assert lo < elo < hi and hi - elo == pytest.approx(elo - lo, abs=1)
+    wide = fit_rating([(1000.0, 5, 10)], prior_draws=0)[1]
+    assert wide[1] - wide[0] > hi - lo  # fewer games, wider interval
+    elo, (lo, hi) = fit_rating([(0.0, 4, 4), (1000.0, 0, 4)])
+    assert 0 < lo < elo < hi < 1000 and math.isfinite(elo)
+
+
+def test_bench_writes_reports_and_resumes_after_a_kill(tiny_ladder, tmp_path):
+    out = str(tmp_path / "b")
+    result = bench("random", BenchOptions(out, max_games=4, ladder_path=tiny_ladder))
+    assert [r["rung"] for r in result["rungs"]] == ["random", "heuristic"]
+    assert all(r["games"] <= 4 for r in result["rungs"]) and result["games"] > 0
+    lo, hi = result["elo_ci"]
+    assert lo <= result["elo"] <= hi and result["elo"] < 1000
+    for ext in ("json", "md", "png"):
+        assert (tmp_path / "b" / f"bench.{ext}").stat().st_size > 0
+    assert "Rating" in (tmp_path / "b" / "bench.md").read_text()
+    # A kill: the last game of a rung is lost; running again plays only it, with the same result.
+    path = rung_file(out, "heuristic")
+    lines = open(path).read().splitlines(keepends=True)
+    with open(path, "w") as f:
+        f.writelines(lines[:-1])
+    again = bench("random", BenchOptions(out, max_games=4, ladder_path=tiny_ladder))
+    assert again == result
+    assert len(open(path).read().splitlines()) == len(lines)
+
+
+def test_bench_and_leaderboard_commands(tiny_ladder, tmp_path, capsys):
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    assert main(["bench", "random", "--out", a, "--max-games", "2", "--ladder", tiny_ladder]) == 0
+    assert main(["bench", "heuristic", "--out", b, "--max-games", "2", "--ladder", tiny_ladder]) == 0
+    capsys.readouterr()
+    md = str(tmp_path / "lb.md")
+    assert main(["leaderboard", f"{a}/bench.json", b, "--markdown", md]) == 0
+    table = capsys.readouterr().out
+    assert table == open(md).read()
+    rows = [line for line in table.splitlines() if line.startswith("| 1") or line.startswith("| 2")]
+    assert "`heuristic`" in rows[0] and "`random`" in rows[1]
+    assert json.load(open(f"{a}/bench.json"))["bot"] == "random"
