@@ -32,20 +32,33 @@ One iteration:
 
 At the end it prints what the run achieved, where the checkpoint is and how
 to play it.
+
+Nothing lost, nothing leaked: the config (every value, bot spec and folder
+name) is checked before any work; a new run never writes over another run's
+folder (:mod:`training.run_folder`); checkpoints are written whole or not at
+all, never with non-finite weights, and the final ``last.pt`` before the
+final evaluation. Ctrl-C or SIGTERM stops a run at once (the teacher's
+workers are killed, ``last.pt`` keeps the last checkpoint, ``--resume`` goes
+on from there) and no worker process outlives ``train.py``, even after
+SIGKILL. Expected failures (a bad config, a full disk) are one line and exit
+code 2; an interrupt exits with 128 + the signal number.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-import yaml
 
 from agents import checkpoint
 from agents.arena import PairingStats
@@ -53,7 +66,7 @@ from agents.nets import PolicyNet, ValueNet, masked_distribution
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.seeding import derive_seed
 from sixtysix_env.vector import VectorEnv
-from training import evaluation
+from training import evaluation, run_folder
 from training.config import (
     VALUE_TEACHER,
     Config,
@@ -89,25 +102,27 @@ class Run:
     resumed: bool = False
     final: dict[str, PairingStats] = field(default_factory=dict)  # the last evaluation
     dir: Path = Path()  # <run_dir>/<name> of the command line (a resumed checkpoint may name another)
+    saved_step: int = 0  # the step last.pt holds
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) or SIGTERM stopped the run; ``run`` is where it stood (None: before it began)."""
+
+    def __init__(self, signum: int, run: Run | None = None) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum, self.run = signum, run
+
+
+ARCHITECTURE = ("hidden", "critic_hidden", "full_critic")  # config keys a resumed run cannot change
 
 
 # ============================================================ config -> networks
-def start(cfg: Config, resume: bool, overrides: dict[str, Any]) -> Run:
-    """The networks and optimizer of a new run, or of ``runs/<name>/last.pt`` with ``resume``
-    (its config, with this command line's ``overrides`` on top)."""
+def start(cfg: Config, folder: Path, resume: bool, overrides: dict[str, Any]) -> Run:
+    """The networks and optimizer of a new run, or of ``folder/last.pt`` with ``resume``
+    (its config, with this command line's ``overrides`` on top). Writes nothing."""
     ckpt = None
-    folder = Path(cfg.run_dir) / cfg.name
     if resume:
-        path = folder / "last.pt"
-        if not path.exists():
-            raise ConfigError(f"--resume: no checkpoint {path} to resume from")
-        try:
-            ckpt = checkpoint.load(path)
-        except ValueError as e:
-            raise ConfigError(f"--resume: {e}") from None
-        if "optimizer" not in ckpt:
-            raise ConfigError(f"--resume: checkpoint {path} holds only a policy, not a resumable run")
-        cfg = config_from_dict({**ckpt["config"], **overrides}, where=str(path))
+        ckpt, cfg = resume_from(folder / "last.pt", overrides)
     torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)
     policy = PolicyNet(OBS_SIZE, cfg.hidden)
@@ -117,15 +132,48 @@ def start(cfg: Config, resume: bool, overrides: dict[str, Any]) -> Run:
     snapshot_net = PolicyNet(OBS_SIZE, cfg.hidden)
     run = Run(cfg, policy, critic, optimizer, snapshot_net, np.random.default_rng(cfg.seed), dir=folder)
     if ckpt is not None:
-        policy.load_state_dict(ckpt["policy"])
-        critic.load_state_dict(ckpt["critic"])
-        optimizer.load_state_dict(ckpt["optimizer"])
+        try:
+            policy.load_state_dict(ckpt["policy"])
+            critic.load_state_dict(ckpt["critic"])
+            optimizer.load_state_dict(ckpt["optimizer"])
+        except (RuntimeError, KeyError, ValueError) as e:
+            raise ConfigError(f"--resume: the weights in {folder / 'last.pt'} do not fit its config: "
+                              f"{e}") from None
         run.snapshots = list(ckpt.get("snapshots", []))
-        run.global_step, run.update, run.best = ckpt["global_step"], ckpt["update"], ckpt["best"]
+        run.global_step, run.update = ckpt["global_step"], ckpt["update"]
+        run.saved_step, run.best = run.global_step, max(ckpt["best"], best_score(folder))
         torch.set_rng_state(ckpt["rng"]["torch"])
         run.rng.bit_generator.state = ckpt["rng"]["numpy"]
         run.resumed = True
     return run
+
+
+def resume_from(path: Path, overrides: dict[str, Any]) -> tuple[dict[str, Any], Config]:
+    """The checkpoint ``path`` of a run to resume and its config with ``overrides``; a
+    ConfigError if it cannot be resumed, or if the overrides change its networks."""
+    try:
+        ckpt = checkpoint.load(path)
+    except ValueError as e:
+        raise ConfigError(f"--resume: {e}") from None
+    if "optimizer" not in ckpt:
+        raise ConfigError(f"--resume: checkpoint {path} holds only a policy, not a resumable run")
+    saved = config_from_dict(ckpt["config"], where=str(path))
+    cfg = config_from_dict({**ckpt["config"], **overrides}, where=str(path))
+    for key in ARCHITECTURE:
+        if getattr(cfg, key) != getattr(saved, key):
+            raise ConfigError(f"--resume: {path} holds networks with {key}={getattr(saved, key)}; a "
+                              f"resumed run keeps its networks, so {key}={getattr(cfg, key)} needs a new "
+                              "run (name=...)")
+    return ckpt, cfg
+
+
+def best_score(folder: Path) -> float:
+    """The score ``best.pt`` in ``folder`` was saved with (-1 if none): a resumed run replaces
+    it only with a better policy, even if ``last.pt`` was written before it."""
+    try:
+        return float(checkpoint.load(folder / "best.pt").get("best", -1.0))
+    except ValueError:
+        return -1.0
 
 
 def critic_size(cfg: Config) -> int:
@@ -141,22 +189,46 @@ def save(run: Run, path: Path, full: bool) -> None:
         entries.update(optimizer=run.optimizer.state_dict(), snapshots=run.snapshots,
                        rng={"torch": torch.get_rng_state(), "numpy": run.rng.bit_generator.state})
     checkpoint.save_atomic(checkpoint.build(dataclasses.asdict(run.cfg), run.policy, **entries), path)
+    if full:
+        run.saved_step = run.global_step
 
 
 # ===================================================================== loop
 def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = None) -> Run:
-    """Run (or, with ``resume``, continue) training; returns the finished run."""
-    run = start(cfg, resume, overrides or {})
+    """Run (or, with ``resume``, continue) training in ``<run_dir>/<name>``; returns the finished
+    run. Ctrl-C (and SIGTERM, see :func:`main`) raises :class:`Interrupted` at once: the teacher's
+    workers are killed and ``last.pt`` keeps the last checkpoint."""
+    folder = Path(cfg.run_dir) / cfg.name
+    with run_folder.claim(folder, resume):
+        run = start(cfg, folder, resume, overrides or {})
+        cfg = run.cfg
+        if not run.resumed:
+            save(run, folder / "last.pt", full=True)  # a run can be resumed from its first moment
+        run_folder.write_config(folder, dataclasses.asdict(cfg))
+        seed = derive_seed(cfg.seed, "resume", run.update) if run.resumed else cfg.seed  # fresh deals
+        teacher = Teacher(cfg.teacher, seed, cfg.teacher_frac, cfg.teacher_workers) if cfg.teacher else None
+        logger = Logger(folder, cfg.tensorboard, cfg.progress, cfg.end_steps(), run.global_step, cfg.name)
+        done = False
+        try:
+            loop(run, seed, teacher, logger)
+            done = True
+        except KeyboardInterrupt as e:
+            raise Interrupted(getattr(e, "signum", signal.SIGINT), run) from None
+        finally:
+            if teacher is not None:
+                teacher.close(now=not done)
+            logger.close()
+    return run
+
+
+def loop(run: Run, seed: int, teacher: Teacher | None, logger: Logger) -> None:
+    """Iterations from ``run.global_step`` to the config's end: collect, GAE, update, checkpoint,
+    evaluate, log."""
     cfg = run.cfg
-    run.dir.mkdir(parents=True, exist_ok=True)
-    (run.dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
-    seed = derive_seed(cfg.seed, "resume", run.update) if run.resumed else cfg.seed  # resumed: fresh deals
-    teacher = Teacher(cfg.teacher, seed, cfg.teacher_frac, cfg.teacher_workers) if cfg.teacher else None
     N, T = cfg.num_envs, cfg.rollout_steps
     venv = VectorEnv(N, seed=seed, episode=cfg.episode, full_obs=True)
     opponents = Opponents(cfg, N, run.rng)
     buf = Rollout(T, N, critic_size(cfg))
-    logger = Logger(run.dir, cfg.tensorboard, cfg.progress, cfg.end_steps(), run.global_step, cfg.name)
     last_eval = run.global_step
     while run.global_step < cfg.end_steps():
         if cfg.anneal_lr:
@@ -182,11 +254,12 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
         update_s = time.perf_counter() - t1
         run.global_step += N * T
         run.update += 1
+        check_finite(run)
         if run.update % cfg.snapshot_every == 0:
             run.snapshots.append({k: v.detach().clone() for k, v in run.policy.state_dict().items()})
             del run.snapshots[:-cfg.snapshot_pool]
 
-        # 4. log, evaluate, checkpoint
+        # 4. checkpoint, evaluate, log
         metrics = {
             "charts/sps": N * T / (collect_s + update_s), "charts/collect_sps": N * T / collect_s,
             "charts/learning_rate": run.optimizer.param_groups[0]["lr"],
@@ -197,17 +270,23 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
         }
         metrics.update(reward_metrics(deal_rewards))
         finished = run.global_step >= cfg.end_steps()
+        if run.update % cfg.checkpoint_every == 0 or finished:
+            save(run, run.dir / "last.pt", full=True)  # before evaluating: a failed evaluation loses nothing
         if (cfg.eval_every > 0 and run.global_step - last_eval >= cfg.eval_every) or finished:
             last_eval = run.global_step
             metrics.update(evaluate(run))
         logger.log(run.global_step, metrics)
-        if run.update % cfg.checkpoint_every == 0 or finished:
-            save(run, run.dir / "last.pt", full=True)
         logger.progress(run.global_step, f"sps={metrics['charts/sps']:.0f} {evaluation.note(run.final)}")
-    if teacher is not None:
-        teacher.close()
-    logger.close()
-    return run
+
+
+def check_finite(run: Run) -> None:
+    """A named error at the first update that leaves a NaN or an infinity in the networks,
+    before it spreads to the tables or a checkpoint."""
+    bad = checkpoint.nonfinite({"policy": run.policy.state_dict(), "critic": run.critic.state_dict()})
+    if bad is not None:
+        raise checkpoint.NonFiniteWeightsError(
+            f"update {run.update} left NaN or infinite values in {bad} (learning_rate too high?); "
+            f"{run.dir / 'last.pt'} keeps step {run.saved_step:,}, from before it")
 
 
 def evaluate(run: Run) -> dict[str, float]:
@@ -281,10 +360,37 @@ def report(run: Run) -> str:
         f"metrics:    {d / 'metrics.csv'}" + (f" (tensorboard --logdir {d})" if cfg.tensorboard else ""),
         f"play it:    sixtysix arena ppo:{d / 'last.pt'} heuristic --games 200",
         f"measure it: sixtysix arena ppo:{d / 'last.pt'} pimc --games 400 --workers 2",
-        f"go on:      python train.py --resume name={d.name} run_dir={d.parent} "
-        f"total_steps={2 * cfg.total_steps}",
+        f"go on:      {resume_command(run)} total_steps={2 * cfg.total_steps}",
     ]
     return "\n".join(lines)
+
+
+def resume_command(run: Run) -> str:
+    return f"python train.py --resume name={run.dir.name} run_dir={run.dir.parent}"
+
+
+def stopped(e: KeyboardInterrupt) -> str:
+    """What an interrupt left: where the run stood, what ``last.pt`` holds, how to go on."""
+    name = e.args[0] if isinstance(e, Interrupted) else "SIGINT"
+    run = e.run if isinstance(e, Interrupted) else None
+    if run is None:
+        return f"stopped by {name} before training began"
+    return (f"stopped by {name} at step {run.global_step:,}: {run.dir / 'last.pt'} holds step "
+            f"{run.saved_step:,} (written every checkpoint_every={run.cfg.checkpoint_every} updates); "
+            f"go on: {resume_command(run)}")
+
+
+@contextmanager
+def sigterm_stops() -> Iterator[None]:
+    """While this holds, SIGTERM stops a run as Ctrl-C does (raises :class:`Interrupted`)."""
+    def stop(signum: int, _frame: Any) -> None:
+        raise Interrupted(signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -295,14 +401,23 @@ def main(argv: list[str] | None = None) -> int:
         print(help_text())
         return 0
     try:
-        command = parse_command_line(args, DEFAULT_CONFIG)
-        run = train(command.config, resume=command.resume, overrides=command.overrides)
-    except ConfigError as e:  # bad configs and checkpoints: a clear message, no traceback
-        print(f"error: {e}", file=sys.stderr)
+        with sigterm_stops():
+            command = parse_command_line(args, DEFAULT_CONFIG)
+            run = train(command.config, resume=command.resume, overrides=command.overrides)
+    except (ConfigError, checkpoint.NonFiniteWeightsError, OSError) as e:  # one line, no traceback:
+        print(f"error: {e}", file=sys.stderr)  # bad configs and checkpoints, a full disk, NaN weights
         return 2
+    except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM
+        print(stopped(e), file=sys.stderr)
+        return 128 + (e.signum if isinstance(e, Interrupted) else signal.SIGINT)
     print(report(run))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    if code > 128:  # interrupted, all closed and saved: skip the second or so it takes to unload torch
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -16,6 +16,8 @@ averaging tools add a record of how a phase network or an average was made
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -127,11 +129,60 @@ def half_precision(ckpt: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def save_atomic(obj: dict[str, Any], path: str | os.PathLike) -> None:
-    """``torch.save`` to a temp file then ``os.replace``: a killed run never
-    leaves a half-written checkpoint behind."""
+class CheckpointWriteError(OSError):
+    """A checkpoint could not be written (disk full, no permission, ...): the message names
+    the file and the reason, ``errno`` is the system's; no temp file is left behind."""
+
+
+class NonFiniteWeightsError(ValueError):
+    """Weights with NaN or infinite values, which :func:`save_atomic` never writes."""
+
+
+def nonfinite(obj: Any, where: str = "") -> str | None:
+    """Where the first floating-point tensor in ``obj`` (nested dicts, lists and tuples, as in
+    a checkpoint) with a NaN or an infinity is, e.g. ``"policy['net.0.weight']"``; None if none."""
+    if isinstance(obj, torch.Tensor):
+        return where if obj.is_floating_point() and not bool(torch.isfinite(obj).all()) else None
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, (list, tuple)) else ()
+    for k, v in items:
+        found = nonfinite(v, f"{where}[{k!r}]" if where else str(k))
+        if found is not None:
+            return found
+    return None
+
+
+def write_atomic(path: str | os.PathLike, data: bytes | memoryview) -> None:
+    """Write ``data`` to ``path`` whole or not at all: a temp file, fsync, ``os.replace``.
+    On any failure (an ``OSError`` such as a full disk, or Ctrl-C) the temp file is removed
+    and the previous file at ``path`` is intact."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
+
+
+def save_atomic(obj: dict[str, Any], path: str | os.PathLike) -> None:
+    """Write a checkpoint whole or not at all (:func:`write_atomic`), never with non-finite
+    weights (:class:`NonFiniteWeightsError`). A killed run never leaves a half-written
+    checkpoint; a failed write (a full disk) is a :class:`CheckpointWriteError` naming the
+    file and the reason, with no temp file left and the previous file intact."""
+    bad = nonfinite(obj)
+    if bad is not None:
+        raise NonFiniteWeightsError(f"checkpoint {path} not written: {bad} holds NaN or infinite values")
+    data = io.BytesIO()
+    try:
+        torch.save(obj, data)  # in memory first, so a failed write is a plain OSError, not torch's
+        write_atomic(path, data.getbuffer())
+    except OSError as e:
+        error = CheckpointWriteError(f"cannot write checkpoint {path}: {e.strerror or e}")
+        error.errno = e.errno
+        raise error from e

@@ -27,17 +27,18 @@ def prctl() -> Any:
     return ctypes.CDLL(None, use_errno=True).prctl
 
 
-def die_with_parent(sig: int = signal.SIGKILL) -> bool:
+def die_with_parent(sig: int = signal.SIGKILL, parent: int | None = None) -> bool:
     """Ask Linux to send ``sig`` to this process when its parent (thread) dies.
 
     Pool workers call it first thing, so that a killed parent takes its
-    workers, and their bots, with it. Returns whether it could be set.
+    workers, and their bots, with it. ``parent`` is the pid the caller
+    expects as its parent (pass it when known: a parent that died before
+    this call is then noticed too); this process ends at once if its parent
+    is another. Returns whether the signal could be set (Linux only).
     """
-    if not sys.platform.startswith("linux"):
-        return False
-    parent = os.getppid()
-    ok = prctl()(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
-    if ok and os.getppid() != parent:  # the parent died before prctl took effect
+    expected = os.getppid() if parent is None else parent
+    ok = sys.platform.startswith("linux") and prctl()(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
+    if os.getppid() != expected:  # the parent died before the signal was armed
         os.kill(os.getpid(), sig)
     return ok
 

@@ -106,10 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     try:
         out = average_checkpoints(args.inputs, args.endgame_from)
-    except ValueError as e:
+        checkpoint.save_atomic(out, args.out)
+    except (ValueError, OSError) as e:  # bad inputs, NaN weights, a full disk: one line
         print(f"error: {e}", file=sys.stderr)
         return 2
-    checkpoint.save_atomic(out, args.out)
     eg = out[RECORD]["endgame_from"]
     closed = "closed" in out
     print(f"averaged {len(args.inputs)} policies; endgame network: {eg or 'none'}"

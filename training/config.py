@@ -5,13 +5,19 @@ Every knob of ``train.py`` is a field of :class:`Config` declared with
 fields, the command line overrides them (``--total-steps 1000``,
 ``--total-steps=1000`` or ``total_steps=1000``). A wrong key, type or value
 is a :class:`ConfigError` that names the key, so a typo never trains for an
-hour with a default.
+hour with a default. Every value is checked when the config is read, before
+any work: types, the check each field declares (ranges, choices, bot specs
+through ``agents.parse_spec``, folder names), finite floats; a bad value
+never surfaces at the end of a run.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,13 +32,98 @@ VALUE_TEACHER = "pimc-values"  # the teacher that distils PIMC's action values (
 OPPONENT_PREFIX = "opp_"  # opp_<kind>: the weight of the tables against that opponent kind
 
 T = TypeVar("T")
+Check = Callable[[str, Any], None]  # raises ConfigError naming the key if the value cannot make a run
 
 
-def knob(default: T, help: str) -> T:
-    """A config field with its ``--help`` text (lists get a fresh copy per Config)."""
+def knob(default: T, help: str, check: Check | None = None) -> T:
+    """A config field with its ``--help`` text and the check of its value (every value of a
+    field is checked when a config is read; lists get a fresh copy per Config)."""
+    meta = {"help": help, "check": check}
     if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata={"help": help})  # type: ignore[return-value]
-    return field(default=default, metadata={"help": help})  # type: ignore[no-any-return]
+        return field(default_factory=lambda: list(default), metadata=meta)  # type: ignore[return-value]
+    return field(default=default, metadata=meta)  # type: ignore[no-any-return]
+
+
+class ConfigError(ValueError):
+    """A bad config file, key, type or value, command-line override, or a run folder the
+    command cannot use."""
+
+
+def _bad(key: str, value: Any, want: str) -> ConfigError:
+    return ConfigError(f"config key {key!r} must be {want}, got {value!r}")
+
+
+def at_least(low: int | float) -> Check:
+    """Values >= ``low`` (NaN fails)."""
+    def check(key: str, value: Any) -> None:
+        if not value >= low:
+            raise _bad(key, value, f">= {low}")
+    return check
+
+
+def above(low: float) -> Check:
+    """Values > ``low`` (NaN fails)."""
+    def check(key: str, value: Any) -> None:
+        if not value > low:
+            raise _bad(key, value, f"> {low}")
+    return check
+
+
+def between(low: float, high: float, low_open: bool = False) -> Check:
+    """Values in [low, high], or (low, high] with ``low_open`` (NaN fails)."""
+    def check(key: str, value: Any) -> None:
+        if not (low < value if low_open else low <= value) or not value <= high:
+            raise _bad(key, value, f"in {'(' if low_open else '['}{low}, {high}]")
+    return check
+
+
+def one_of(choices: tuple[str, ...]) -> Check:
+    def check(key: str, value: Any) -> None:
+        if value not in choices:
+            raise _bad(key, value, f"one of {choices}")
+    return check
+
+
+def sizes(key: str, value: list[int]) -> None:
+    """Hidden layer sizes: a non-empty list of positive ints."""
+    if not value or min(value) < 1:
+        raise _bad(key, value, "a non-empty list of positive ints")
+
+
+def bot_spec(key: str, value: str, allowed: tuple[str, ...] = ()) -> None:
+    """An agent spec that ``agents.parse_spec`` accepts (or one of ``allowed``)."""
+    if value in allowed:
+        return
+    try:
+        parse_spec(value)
+    except ValueError as e:
+        either = " or ".join(repr(a) for a in allowed)
+        raise ConfigError(f"config key {key!r} must be {either + ' or ' if either else ''}an agent spec, "
+                          f"got {value!r}: {e}") from None
+
+
+def teacher_spec(key: str, value: str) -> None:
+    bot_spec(key, value, (VALUE_TEACHER, ""))
+
+
+def folder_name(key: str, value: str) -> None:
+    """A name that becomes one folder below ``run_dir``: no separators, not ``.`` or ``..``."""
+    seps = {"/", "\\", "\0", os.sep, os.altsep or "/"}
+    if value in ("", ".", "..") or any(c in value for c in seps):
+        raise _bad(key, value, "a plain folder name (no path separators, not '', '.' or '..')")
+
+
+def folder_path(key: str, value: str) -> None:
+    if not value or "\0" in value:
+        raise _bad(key, value, "a folder path")
+
+
+AT_LEAST_1, AT_LEAST_0 = at_least(1), at_least(0)
+
+
+def weight(default: float, what: str) -> float:
+    """An ``opp_<kind>`` field: the weight of ``what`` (>= 0) in the draw of each table's opponent."""
+    return knob(default, f"weight of {what}", AT_LEAST_0)
 
 
 @dataclass
@@ -40,36 +131,39 @@ class Config:
     """Every knob of a run; configs/*.yaml set these keys, the command line overrides them."""
 
     # --- the run
-    name: str = knob("default", "run name: logs and checkpoints go to <run_dir>/<name>/")
-    run_dir: str = knob("runs", "parent folder of the run folders")
-    seed: int = knob(1, "seeds the deals, the network initialisation and the sampling")
+    name: str = knob("default", "run name: logs and checkpoints go to <run_dir>/<name>/", folder_name)
+    run_dir: str = knob("runs", "parent folder of the run folders", folder_path)
+    seed: int = knob(1, "seeds the deals, the network initialisation and the sampling", between(0, 2**63 - 1))
     total_steps: int = knob(2_000_000, "environment steps (decisions at all tables, opponents' "
-                            "included) to train for; the learning-rate and teacher schedules end here")
+                            "included) to train for; the learning-rate and teacher schedules end "
+                            "here", AT_LEAST_1)
     stop_steps: int = knob(0, "stop once this many environment steps are done, the schedules still "
-                           "running to total_steps (0: total_steps); how a run stopped by hand is redone")
+                           "running to total_steps (0: total_steps); how a run stopped by hand is "
+                           "redone", AT_LEAST_0)
     # --- the tables
-    num_envs: int = knob(128, "tables stepped together; the network sees batches of this size")
+    num_envs: int = knob(128, "tables stepped together; the network sees batches of this size", AT_LEAST_1)
     rollout_steps: int = knob(64, "steps per table between two updates (a batch is num_envs * "
-                              "rollout_steps decisions)")
+                              "rollout_steps decisions)", AT_LEAST_1)
     episode: str = knob("match", "'match': tables play whole matches (deal rewards, every match score "
-                        "seen); 'deal': 0:0 deals")
+                        "seen); 'deal': 0:0 deals", one_of(EPISODES))
     # --- PPO
-    learning_rate: float = knob(1e-3, "Adam step size")
+    learning_rate: float = knob(1e-3, "Adam step size", above(0))
     anneal_lr: bool = knob(True, "decay the learning rate linearly to 0 over total_steps")
-    gamma: float = knob(1.0, "discount per own decision (a deal is short and its reward comes at the end)")
-    gae_lambda: float = knob(0.95, "GAE lambda")
-    update_epochs: int = knob(4, "passes over each batch")
-    num_minibatches: int = knob(4, "minibatches per pass")
+    gamma: float = knob(1.0, "discount per own decision (a deal is short and its reward comes at the "
+                        "end)", between(0, 1))
+    gae_lambda: float = knob(0.95, "GAE lambda", between(0, 1))
+    update_epochs: int = knob(4, "passes over each batch", AT_LEAST_1)
+    num_minibatches: int = knob(4, "minibatches per pass", AT_LEAST_1)
     # --- the loss
-    clip_coef: float = knob(0.2, "PPO ratio clipping")
-    ent_coef: float = knob(0.003, "entropy bonus weight")
-    vf_coef: float = knob(0.5, "value loss weight")
-    max_grad_norm: float = knob(0.5, "gradient norm clipping")
+    clip_coef: float = knob(0.2, "PPO ratio clipping", above(0))
+    ent_coef: float = knob(0.003, "entropy bonus weight", AT_LEAST_0)
+    vf_coef: float = knob(0.5, "value loss weight", AT_LEAST_0)
+    max_grad_norm: float = knob(0.5, "gradient norm clipping", above(0))
     target_kl: float = knob(0.0, "stop an update's epochs early once the approximate KL passes this "
-                            "(0: never)")
+                            "(0: never)", AT_LEAST_0)
     # --- the networks
-    hidden: list[int] = knob([256, 256], "policy MLP hidden sizes")
-    critic_hidden: list[int] = knob([256, 256], "critic MLP hidden sizes")
+    hidden: list[int] = knob([256, 256], "policy MLP hidden sizes", sizes)
+    critic_hidden: list[int] = knob([256, 256], "critic MLP hidden sizes", sizes)
     full_critic: bool = knob(True, "the critic sees the full state (encode_full: opponent's hand, "
                              "talon); the policy never does")
     # --- what the network does not learn: scripted moves, and the teacher
@@ -78,43 +172,44 @@ class Config:
                        "does by default); 'rules': obvious moves only (the network learns the endgame, "
                        "to play with no search); 'none': nothing scripted. Scripted moves are not "
                        "learner steps, so learning is about the real choices. (true/false in older "
-                       "configs mean 'full'/'none'.)")
+                       "configs mean 'full'/'none'.)", one_of(ASSIST_MODES))
     teacher: str = knob(VALUE_TEACHER, "kickstarting teacher, so PPO starts from sensible play: "
                         "'pimc-values' regresses the centred logits (times teacher_temp) on PIMC's "
                         "action values in one sampled world (their average over worlds is what pimc "
                         "maximises: a distillation of pimc); an agent spec ('heuristic') pulls the "
-                        "policy towards that bot's action by cross-entropy; '' for none")
+                        "policy towards that bot's action by cross-entropy; '' for none", teacher_spec)
     teacher_temp: float = knob(0.05, "'pimc-values': game points per logit, so the distilled policy "
-                               "is softmax(values / temp)")
+                               "is softmax(values / temp)", above(0))
     teacher_frac: float = knob(1.0, "fraction of the learner's rows the teacher labels (its labels "
-                               "cost most of the time)")
+                               "cost most of the time)", between(0, 1, low_open=True))
     teacher_workers: int = knob(2, "processes that compute teacher labels while the main process "
-                                "plays (0: the main process)")
-    teacher_coef: float = knob(10.0, "initial weight of the teacher term")
+                                "plays (0: the main process)", AT_LEAST_0)
+    teacher_coef: float = knob(10.0, "initial weight of the teacher term", AT_LEAST_0)
     teacher_steps: int = knob(1_600_000, "environment steps over which the teacher weight decays "
-                              "linearly to teacher_min")
+                              "linearly to teacher_min", AT_LEAST_1)
     teacher_min: float = knob(10.0, "teacher weight after teacher_steps (equal to teacher_coef: a "
-                              "constant weight; 0: the teacher fades out and PPO alone goes on)")
-    torch_threads: int = knob(1, "torch.set_num_threads for the whole run")
+                              "constant weight; 0: the teacher fades out and PPO alone goes on)", AT_LEAST_0)
+    torch_threads: int = knob(1, "torch.set_num_threads for the whole run", AT_LEAST_1)
     # --- the opponents (training.opponents.KINDS: one opp_<kind> weight each)
-    opp_self: float = knob(0.45, "weight of self-play tables (the current policy in both seats, "
-                           "both learn)")
-    opp_snapshot: float = knob(0.15, "weight of tables against a frozen past snapshot of the policy")
-    opp_random: float = knob(0.0, "weight of tables against uniformly random legal play")
-    opp_heuristic: float = knob(0.4, "weight of tables against agents' 'heuristic' bot (slow: keep small)")
-    opp_pimc: float = knob(0.0, "weight of tables against the pimc bot (very slow: keep tiny or 0)")
-    pimc_spec: str = knob("pimc:worlds=8", "agent spec of the pimc opponent in training")
+    opp_self: float = weight(0.45, "self-play tables (the current policy in both seats, both learn)")
+    opp_snapshot: float = weight(0.15, "tables against a frozen past snapshot of the policy")
+    opp_random: float = weight(0.0, "tables against uniformly random legal play")
+    opp_heuristic: float = weight(0.4, "tables against agents' 'heuristic' bot (slow: keep small)")
+    opp_pimc: float = weight(0.0, "tables against the pimc bot (very slow: keep tiny or 0)")
+    pimc_spec: str = knob("pimc:worlds=8", "agent spec of the pimc opponent in training", bot_spec)
     # --- the snapshot pool
-    snapshot_every: int = knob(10, "updates between two snapshots added to the pool")
-    snapshot_pool: int = knob(20, "most recent snapshots kept")
+    snapshot_every: int = knob(10, "updates between two snapshots added to the pool", AT_LEAST_1)
+    snapshot_pool: int = knob(20, "most recent snapshots kept", AT_LEAST_1)
     # --- evaluation, checkpoints, logs
     eval_every: int = knob(0, "environment steps between evaluations (also one at the end; 0: only "
-                           "at the end)")
-    eval_random_games: int = knob(20, "matches against 'random' per evaluation (duplicate pairs)")
-    eval_heuristic_games: int = knob(200, "matches against 'heuristic' per evaluation (duplicate pairs)")
-    eval_pimc_games: int = knob(0, "matches against pimc per evaluation (slow)")
-    eval_pimc_spec: str = knob("pimc", "agent spec of the pimc evaluation opponent")
-    checkpoint_every: int = knob(20, "updates between two writes of last.pt (also written at the end)")
+                           "at the end)", AT_LEAST_0)
+    eval_random_games: int = knob(20, "matches against 'random' per evaluation (duplicate pairs)", AT_LEAST_0)
+    eval_heuristic_games: int = knob(200, "matches against 'heuristic' per evaluation (duplicate "
+                                     "pairs)", AT_LEAST_0)
+    eval_pimc_games: int = knob(0, "matches against pimc per evaluation (slow)", AT_LEAST_0)
+    eval_pimc_spec: str = knob("pimc", "agent spec of the pimc evaluation opponent", bot_spec)
+    checkpoint_every: int = knob(20, "updates between two writes of last.pt (also written at the "
+                                 "end)", AT_LEAST_1)
     progress: bool = knob(True, "show a tqdm progress bar")
     tensorboard: bool = knob(True, "write TensorBoard event files to the run folder")
 
@@ -128,14 +223,8 @@ class Config:
         return min(self.stop_steps or self.total_steps, self.total_steps)
 
 
-class ConfigError(ValueError):
-    """A bad config file, key, type or command-line override."""
-
-
 _TYPES = typing.get_type_hints(Config)
 _FIELDS = {f.name for f in dataclasses.fields(Config)}
-_POSITIVE = ("total_steps", "num_envs", "rollout_steps", "update_epochs", "num_minibatches",
-             "torch_threads", "snapshot_every", "snapshot_pool", "checkpoint_every", "teacher_steps")
 
 
 def _fits(want: Any, value: Any) -> bool:
@@ -168,34 +257,17 @@ def _check_value(key: str, value: Any) -> Any:
 
 
 def _validate(cfg: Config) -> Config:
-    """``cfg`` if its values make a run, else a ConfigError naming the key."""
-    for key in _POSITIVE:
-        if getattr(cfg, key) < 1:
-            raise ConfigError(f"config key {key!r} must be >= 1, got {getattr(cfg, key)}")
-    if cfg.stop_steps < 0:
-        raise ConfigError(f"config key 'stop_steps' must be >= 0, got {cfg.stop_steps}")
-    if cfg.assist not in ASSIST_MODES:
-        raise ConfigError(f"config key 'assist' must be one of {ASSIST_MODES}, got {cfg.assist!r}")
-    if cfg.episode not in EPISODES:
-        raise ConfigError(f"config key 'episode' must be one of {EPISODES}, got {cfg.episode!r}")
-    if cfg.teacher_coef < 0 or cfg.teacher_min < 0:
-        raise ConfigError("config keys 'teacher_coef' and 'teacher_min' must be >= 0")
-    if cfg.teacher_workers < 0:
-        raise ConfigError(f"config key 'teacher_workers' must be >= 0, got {cfg.teacher_workers}")
-    if not cfg.teacher_temp > 0 or not 0 < cfg.teacher_frac <= 1:
-        raise ConfigError("config keys need teacher_temp > 0 and 0 < teacher_frac <= 1")
-    if cfg.teacher and cfg.teacher != VALUE_TEACHER:
-        try:
-            parse_spec(cfg.teacher)
-        except ValueError as e:
-            raise ConfigError(f"config key 'teacher': {VALUE_TEACHER!r}, '' or an agent spec; {e}") from None
+    """``cfg`` if its values make a run, else a ConfigError naming the key: every field's own
+    check (:func:`knob`), finite floats, and the checks that span fields."""
+    for f in dataclasses.fields(cfg):
+        value = getattr(cfg, f.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise _bad(f.name, value, "a finite number")
+        if f.metadata["check"] is not None:
+            f.metadata["check"](f.name, value)
     weights = list(cfg.opponent_weights().values())
-    if min(weights) < 0 or sum(weights) <= 0:
-        raise ConfigError(f"opponent weights opp_* must be >= 0 with a positive sum, got {weights}")
-    if not cfg.hidden or not cfg.critic_hidden or min(cfg.hidden + cfg.critic_hidden) < 1:
-        raise ConfigError("config keys 'hidden' and 'critic_hidden' must be non-empty lists of positive ints")
-    if not cfg.name or "/" in cfg.name:
-        raise ConfigError(f"config key 'name' must be a plain folder name, got {cfg.name!r}")
+    if sum(weights) <= 0:
+        raise ConfigError(f"opponent weights opp_* must have a positive sum, got {weights}")
     return cfg
 
 

@@ -52,10 +52,8 @@ input's endgame network.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import random
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from itertools import permutations
 from pathlib import Path
 from typing import Any
@@ -77,6 +75,8 @@ from sixtysix_env.engine import MATCH_TARGET, State
 from sixtysix_env.knowledge import PlayerView, sample_state
 from sixtysix_env.observation import OBS_SIZE, encode, mask_to_array, suit_permutation
 from sixtysix_env.seeding import derive_seed
+
+from . import workers
 
 ROW_KEYS = ("obs", "legal", "values")
 
@@ -191,7 +191,7 @@ def gather(args: argparse.Namespace) -> dict[str, np.ndarray]:
             for i in range(n_jobs)]
     parts: list[dict[str, np.ndarray]] = []
     bar = tqdm(total=args.deals, unit="deal", desc="collect", disable=not args.progress)
-    with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with workers.running(args.workers, fork=False) as pool:  # they run torch: fresh interpreters
         for part, job in zip(pool.map(collect, *zip(*jobs, strict=True)), jobs, strict=True):
             parts.append(part)
             bar.update(job[2])
@@ -408,7 +408,11 @@ def main(argv: list[str] | None = None) -> int:
         if net is None:
             return 2
     out = checkpoint.with_phase_net(checkpoint.playable(ckpt, key), args.phase, net, record(args, source))
-    checkpoint.save_atomic(checkpoint.half_precision(out) if args.half else out, args.out)
+    try:
+        checkpoint.save_atomic(checkpoint.half_precision(out) if args.half else out, args.out)
+    except (ValueError, OSError) as e:  # NaN weights, a full disk: one line
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     print(f"wrote {args.out}")
     return 0
 

@@ -12,11 +12,15 @@ Labels are computed in ``workers`` processes while the main process goes on
 playing. Each label has its own seed, drawn in the main process, so it does
 not depend on which process computes it: a run gives the same labels with
 any number of workers.
+
+The workers never outlive the training process, however it ends
+(:mod:`training.workers`): they are forked when the teacher is made, before
+the run starts its other threads, and :meth:`Teacher.close` kills them at
+once on an interrupt or an error rather than waiting for their labels.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import random
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
@@ -29,6 +33,7 @@ from agents.search.solver import Solver
 from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.vector import VectorEnv
 
+from . import workers as worker_processes
 from .config import VALUE_TEACHER
 
 _WORKER_TEACHERS: dict[str, Any] = {}  # per process: the teacher bot or solver, built on first use
@@ -53,7 +58,8 @@ def teacher_labels(spec: str, views: list[PlayerView], seeds: list[int]) -> list
 
 class Teacher:
     """Queues labels of the learner's rows (:meth:`label`) and writes them into
-    the rollout's arrays before the update (:meth:`finish`)."""
+    the rollout's arrays before the update (:meth:`finish`). Make it in the thread
+    that runs the whole run (the main thread): its workers die with that thread."""
 
     def __init__(self, spec: str, seed: int, frac: float, workers: int = 0) -> None:
         self.spec = spec
@@ -62,7 +68,7 @@ class Teacher:
         self.frac = frac
         self.pool: ProcessPoolExecutor | None = None
         if workers > 0:
-            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+            self.pool = worker_processes.start(workers, fork=True)
         self.pending: list[tuple[int, list[int], list[Any] | Future[list[Any]]]] = []
 
     def label(self, t: int, rows: list[int], venv: VectorEnv,
@@ -106,8 +112,10 @@ class Teacher:
                 labelled[t, n] = True
         self.pending.clear()
 
-    def close(self) -> None:
-        """Stop the worker processes (pending labels are dropped)."""
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
-            self.pool = None
+    def close(self, now: bool = False) -> None:
+        """Stop the worker processes (pending labels are dropped); ``now`` (an interrupt or
+        an error): kill them at once instead of letting them finish their current labels."""
+        pool, self.pool = self.pool, None
+        self.pending.clear()
+        if pool is not None:
+            worker_processes.stop(pool, now)

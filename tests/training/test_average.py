@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -118,3 +120,17 @@ def test_cli_writes_a_playable_checkpoint_and_rejects_bad_input(tmp_path: Path) 
         assert r.returncode == 2 and message in r.stderr, (args, r.stderr)
         assert "Traceback" not in r.stderr
     assert not (tmp_path / "x.pt").exists()
+
+
+def test_a_full_disk_is_one_line_of_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    up, down = shifted(tmp_path, "up.pt", 0.25), shifted(tmp_path, "down.pt", -0.25)
+
+    def full_disk(*_args: object, **_kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    assert ap.main([str(tmp_path / "avg.pt"), str(up), str(down)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: cannot write checkpoint {tmp_path / 'avg.pt'}: No space left on device\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["down.pt", "up.pt"]
