@@ -33,6 +33,12 @@ closed or spent the bot plays like PIMC with the exact solver (with the
 talon spent that is exact: the view fixes every card), since exact values
 per world beat sampled playouts there. Obvious moves are played at once
 (:func:`agents.rules.obvious_action`).
+
+Anytime: with a per-move budget (``move_time`` in the spec, or the game's
+limit handed over by the play loop; :mod:`agents.search.budget`) the search
+runs rounds until the budget less a safety margin is used (at least one
+round; a round past the soft deadline stops early) instead of a fixed
+``iterations``, and phase 2 samples worlds as anytime PIMC does.
 """
 
 from __future__ import annotations
@@ -45,7 +51,8 @@ from sixtysix_env.knowledge import PlayerView, sample_state
 
 from .base import BaseAgent, require_turn
 from .pimc import PimcAgent
-from .rules import obvious_action
+from .rules import obvious_action, view_rule_action
+from .search.budget import MAX_UNITS, Anytime, OutOfTime
 from .search.determinized import CLOSE_MARGIN, playout_value, solvable
 from .search.solver import Solver, terminal_value
 
@@ -66,7 +73,7 @@ class Node:
         self.mover = mover
 
 
-class IsmctsAgent(BaseAgent):
+class IsmctsAgent(Anytime, BaseAgent):
     """SO-ISMCTS with ``iterations`` determinized iterations per decision."""
 
     name = "ismcts"
@@ -86,13 +93,18 @@ class IsmctsAgent(BaseAgent):
         self.iterations = iterations
         self.c = c
         self.solver = Solver()
-        self._phase2 = PimcAgent(seed=seed, worlds=worlds, infer=infer)
+        self._phase2 = PimcAgent(seed=seed, move_time=move_time, worlds=worlds, infer=infer)
+        self.last_iterations = 0  # iterations the last search used
         self.model = self._phase2.model  # one record of the deal for both phases
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._phase2.reset(seed)  # also resets the shared model
         self.solver.clear()
+
+    def game_start(self, seat: int, unit: str, move_time: float | None) -> None:
+        super().game_start(seat, unit, move_time)
+        self._phase2.game_start(seat, unit, move_time)
 
     def act(self, view: PlayerView) -> int:
         require_turn(view)
@@ -110,10 +122,14 @@ class IsmctsAgent(BaseAgent):
 
     def _search(self, view: PlayerView) -> int:
         root = self.search_tree(view)
-        return max(root.children, key=lambda a: (root.children[a].reward / root.children[a].visits, -a))
+        visited = [a for a, ch in root.children.items() if ch.visits]  # all, unless the budget ran out
+        if not visited:
+            return view_rule_action(view)  # not one descent in time: the rules of thumb
+        return max(visited, key=lambda a: (root.children[a].reward / root.children[a].visits, -a))
 
     def search_tree(self, view: PlayerView) -> Node:
-        """The root of the tree after ``iterations`` iterations (at least one round).
+        """The root of the tree after ``iterations`` iterations (at least one round),
+        or as many as the budget allows.
 
         Iterations run in rounds: one sampled world per round, one descent per
         root action in it, so root actions are compared on the same worlds
@@ -126,16 +142,28 @@ class IsmctsAgent(BaseAgent):
         legal = actions_of(view.legal_mask)
         for a in legal:
             root.children[a] = Node(me)
+        deadline = self.deadline()
+        limit = self.iterations if deadline is None else MAX_UNITS
+        self.solver.stop_when(None if deadline is None else deadline.passed)
         done = 0
-        while done < self.iterations:
-            world = self.model.sample(view, rng) if self.model is not None else sample_state(view, rng)
-            for a in legal:
-                s = world.clone()
-                s.apply_unchecked(a)
-                child = root.children[a]
-                self._descend(s, [root, child], me, me if a == CLOSE else -1)
-            done += len(legal)
-        self.solver.clear()
+        try:
+            while done < limit:
+                world = self.model.sample(view, rng) if self.model is not None else sample_state(view, rng)
+                for a in legal:
+                    if done and deadline is not None and deadline.passed():
+                        break  # a late round stops early (only visited root actions are compared)
+                    s = world.clone()
+                    s.apply_unchecked(a)
+                    self._descend(s, [root, root.children[a]], me, me if a == CLOSE else -1)
+                    done += 1
+                if deadline is not None and not deadline.more():
+                    break
+        except OutOfTime:  # only with a deadline: the descent in progress backs nothing up
+            pass
+        finally:
+            self.solver.stop_when(None)
+            self.solver.clear()
+        self.last_iterations = done
         return root
 
     def _descend(self, s: State, path: list[Node], me: int, closer: int) -> None:

@@ -19,6 +19,11 @@ With ``infer`` the worlds respect what the opponent's leads revealed
 PIMC is known to overrate information it will not have ("strategy fusion");
 here that mostly makes closing look better than it is, hence the small
 ``close_margin`` a close must win by.
+
+Anytime: with a per-move budget (``move_time`` in the spec, or the game's
+limit handed over by the play loop; :mod:`agents.search.budget`) the bot
+samples worlds until the budget less a safety margin is used, at least one,
+instead of a fixed ``worlds``. Without a budget it is the fixed search.
 """
 
 from __future__ import annotations
@@ -27,14 +32,15 @@ from sixtysix_env.actions import DECLARE, actions_of
 from sixtysix_env.knowledge import PlayerView
 
 from .base import BaseAgent, require_turn
-from .rules import obvious_action
+from .rules import obvious_action, view_rule_action
+from .search.budget import MAX_UNITS, Anytime, Deadline, OutOfTime
 from .search.determinized import world_action_values
 from .search.inference import OpponentModel
 from .search.solver import Solver
 
 
-class PimcAgent(BaseAgent):
-    """PIMC over ``worlds`` sampled worlds (see the module docstring)."""
+class PimcAgent(Anytime, BaseAgent):
+    """PIMC over ``worlds`` sampled worlds, or as many as the budget allows (see the module docstring)."""
 
     name = "pimc"
 
@@ -50,6 +56,7 @@ class PimcAgent(BaseAgent):
         if worlds < 1 or depth < 0:
             raise ValueError(f"worlds must be >= 1 and depth >= 0, got {worlds}, {depth}")
         self.worlds = worlds
+        self.last_worlds = 0  # worlds the last search used
         self.depth = depth
         self.solver = Solver()
         self.model: OpponentModel | None = OpponentModel() if infer else None
@@ -67,18 +74,35 @@ class PimcAgent(BaseAgent):
         a = obvious_action(view)
         if a is not None:
             return a
+        deadline = self.deadline()
+        self.solver.stop_when(None if deadline is None else deadline.passed)
         try:
-            return self._search(view)
+            return self._search(view, deadline)
         finally:
+            self.solver.stop_when(None)
             self.solver.clear()
 
-    def _search(self, view: PlayerView) -> int:
-        n = 1 if view.stock == 0 else self.worlds
+    def _search(self, view: PlayerView, deadline: Deadline | None) -> int:
+        if view.stock == 0:
+            n = 1  # the view fixes every card: one world is exact
+        else:
+            n = self.worlds if deadline is None else MAX_UNITS
         legal = actions_of(view.legal_mask)
         totals = dict.fromkeys(legal, 0.0)
         model = self.model
-        for _ in range(n):
+        done = 0
+        while done < n:
             world = model.sample(view, self.rng) if model is not None else None
-            for a, v in world_action_values(view, self.rng, self.solver, self.depth, world).items():
+            try:
+                values = world_action_values(view, self.rng, self.solver, self.depth, world)
+            except OutOfTime:  # only with a deadline: the world is dropped
+                break
+            for a, v in values.items():
                 totals[a] += v
+            done += 1
+            if deadline is not None and not deadline.more():
+                break
+        self.last_worlds = done
+        if not done:
+            return view_rule_action(view)  # not even one world in time: the rules of thumb
         return max(legal, key=lambda a: (totals[a], a == DECLARE, -a))

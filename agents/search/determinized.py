@@ -84,6 +84,7 @@ def world_action_values(
     else:
         values = {}
         for a in actions_of(view.legal_mask):
+            solver.check()  # with a deadline (``Solver.stop_when``), stop in time
             child = world.clone()
             child.apply_unchecked(a)
             values[a] = search_value(child, view.player, solver, depth - 1)

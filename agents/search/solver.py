@@ -35,6 +35,7 @@ from sixtysix_env.knowledge import PlayerView, sample_state
 from sixtysix_env.scoring import SCHNEIDER, WIN_SCORE
 
 from ..rules import is_endgame_view
+from .budget import OutOfTime
 
 INF = 4  # larger than any deal value (|value| <= 3)
 FALSE_DECLARATION_VALUE = -2
@@ -61,13 +62,15 @@ def terminal_value(state: State, player: int) -> int:
     return res.game_points if res.winner == player else -res.game_points
 
 
-def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int]) -> _Search:
+def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int], watch: list) -> _Search:
     """Build the compact phase-2 search for one set of deal constants.
 
     ``closer``: who closed (-1: talon spent); ``cot0``: the closer's opponent
     had no trick at closing; ``marriages``: marriage points shown by each
     player (they count once that player has a trick). Scores passed around
-    are deal scores (card points plus counted marriages).
+    are deal scores (card points plus counted marriages). ``watch`` is the
+    solver's ``[nodes, stop]``: with a ``stop`` callable, every 256th searched
+    lead position asks it and raises :class:`OutOfTime` when it says so.
     """
     trumps = SUIT_MASKS[trump]
     suit_masks = SUIT_MASKS
@@ -138,6 +141,10 @@ def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int]
                 alpha = lo
             if hi < beta:
                 beta = hi
+        if watch[1] is not None:
+            watch[0] += 1
+            if not watch[0] & 255 and watch[1]():
+                raise OutOfTime
         a0, b0 = alpha, beta
         best = -INF
         if can_declare and tl:
@@ -228,16 +235,28 @@ class Solver:
 
     def __init__(self) -> None:
         self._searches: dict[tuple, _Search] = {}
+        self._watch: list = [0, None]
 
     def clear(self) -> None:
         self._searches.clear()
+
+    def stop_when(self, stop: Callable[[], bool] | None) -> None:
+        """From now on a search raises :class:`~agents.search.budget.OutOfTime` once
+        ``stop()`` is true (asked every few hundred positions); None: never."""
+        self._watch[:] = [0, stop]
+
+    def check(self) -> None:
+        """Raise :class:`~agents.search.budget.OutOfTime` if the ``stop_when`` condition holds."""
+        stop = self._watch[1]
+        if stop is not None and stop():
+            raise OutOfTime
 
     def _search_for(self, state: State) -> _Search:
         key = (state.trump, state.closed_by, state.closer_opp_tricks == 0,
                state.marriage_points(0), state.marriage_points(1))
         s = self._searches.get(key)
         if s is None:
-            s = _make_phase2(key[0], key[1], key[2], (key[3], key[4]))
+            s = _make_phase2(key[0], key[1], key[2], (key[3], key[4]), self._watch)
             self._searches[key] = s
         return s
 

@@ -1,0 +1,14 @@
+"""The standard benchmark: a bot against a fixed, calibrated reference ladder.
+
+``sixtysix bench SPEC`` (:mod:`agents.bench.run`) plays SPEC against every
+rung of the ladder (:mod:`agents.bench.ladder`, ratings in ``ladder.json``)
+on published card seeds with duplicate deals at a fixed time control, and
+fits its rating on the ladder's fixed scale; ``python -m
+agents.bench.calibrate`` made the ladder's ratings; ``sixtysix leaderboard``
+merges bench results (:mod:`agents.bench.leaderboard`).
+"""
+
+from .ladder import BENCH_SEED, MOVE_TIME, Ladder, fit_rating, load_ladder
+from .run import BenchOptions, bench
+
+__all__ = ["BENCH_SEED", "MOVE_TIME", "BenchOptions", "Ladder", "bench", "fit_rating", "load_ladder"]

@@ -1,0 +1,57 @@
+"""Calibrate the reference ladder: one round robin of the rungs at the bench's time control.
+
+    python -m agents.bench.calibrate --games 40 --workers 2 --results runs/ladder.jsonl
+
+Plays every rung against every other (duplicate deals, the bench's seed and
+move time), fits Bradley-Terry ratings, shifts them so that ``heuristic`` is
+1000, and writes them with this command to ``agents/bench/ladder.json``.
+``--resume`` continues a killed run from its results file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+
+from agents.arena import round_robin
+
+from .ladder import ANCHOR, BENCH_SEED, LADDER_PATH, MOVE_TIME, RUNGS, Ladder, save_ladder
+
+
+def calibrate(games: int, workers: int = 1, results: str | None = None, resume: bool = False,
+              rungs: Sequence[str] = RUNGS, move_time: float = MOVE_TIME, command: str = "") -> Ladder:
+    """Play the round robin and return the ladder (ratings anchored at ``heuristic``)."""
+    rr = round_robin(list(rungs), games=games, seed=BENCH_SEED, move_time=move_time, workers=workers,
+                     results_path=results, resume=resume, progress=sys.stderr.isatty())
+    names = list(rr.ratings.names)
+    anchor, value = ANCHOR
+    shift = value - rr.ratings.elo[names.index(anchor)] if anchor in names else 0.0
+    ratings = {n: e + shift for n, e in zip(names, rr.ratings.elo, strict=True)}
+    intervals = {n: (lo + shift, hi + shift) for n, (lo, hi) in zip(names, rr.ratings.intervals, strict=True)}
+    return Ladder(ratings, intervals, move_time, BENCH_SEED, games, command,
+                  (anchor, value) if anchor in names else (names[0], 0.0))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m agents.bench.calibrate", description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, required=True, help="games per pairing (duplicate: an even number)")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--results", help="JSONL results file (for --resume)")
+    p.add_argument("--resume", action="store_true")
+    p.add_argument("--out", default=LADDER_PATH, help="ladder JSON to write (default: the shipped one)")
+    args = p.parse_args(argv)
+    command = "python -m agents.bench.calibrate " + shlex.join(
+        [f"--games={args.games}", f"--workers={args.workers}"]
+        + ([f"--results={args.results}"] if args.results else []))
+    ladder = calibrate(args.games, args.workers, args.results, args.resume, command=command)
+    save_ladder(ladder, args.out)
+    for n in ladder.rungs:
+        lo, hi = ladder.intervals[n]
+        print(f"{n:10s} {ladder.ratings[n]:7.0f}  [{lo:.0f}, {hi:.0f}]")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""Bench reports: Markdown, JSON and a PNG of one bench, and the leaderboard of many."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from agents.arena.report import md_table
+
+
+def _pct(x: float | None, ci: Sequence[float | None]) -> str:
+    if x is None:
+        return "-"
+    return f"{100 * x:.0f}% [{100 * (ci[0] or 0):.0f}, {100 * (ci[1] or 0):.0f}]"
+
+
+def _pts(x: float | None, ci: Sequence[float | None]) -> str:
+    if x is None or ci[0] is None or ci[1] is None:
+        return "-" if x is None else f"{x:+.2f}"
+    return f"{x:+.2f} [{ci[0]:+.2f}, {ci[1]:+.2f}]"
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The bench of one bot as Markdown: its rating, then one line per rung."""
+    lo, hi = result["elo_ci"]
+    lad = result["ladder"]
+    head = ["rung", "rung Elo", "games", "match wins", "deal wins", "points per deal", "SPRT"]
+    rows = [[r["rung"], f"{r['rung_elo']:.0f}", str(r["games"]), _pct(r["win_rate"], r["win_rate_ci"]),
+             _pct(r["deal_win_rate"], r["deal_win_rate_ci"]),
+             _pts(r["points_per_deal"], r["points_per_deal_ci"]), r["sprt_verdict"] or "-"]
+            for r in result["rungs"]]
+    return "\n".join([
+        f"# Bench: `{result['bot']}`", "",
+        f"**Rating {result['elo']:.0f}** (95% interval {lo:.0f} to {hi:.0f}; {lad['scale']}), "
+        f"{result['games']} matches at {lad['move_time']:g} s per move, card seed {lad['seed']}, "
+        "duplicate deals; rates from the bot's side, 95% intervals.", "",
+        md_table(head, rows), ""])
+
+
+def plot(result: dict[str, Any], path: str) -> None:
+    """The ladder's ratings and the bot's rating with its interval, as a PNG."""
+    import matplotlib  # only here: slow to import, and the backend must be set first
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ratings = result["ladder"]["ratings"]
+    names = sorted(ratings, key=ratings.__getitem__)
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    ax.scatter([ratings[n] for n in names], range(len(names)), color="grey")
+    lo, hi = result["elo_ci"]
+    ax.axvspan(lo, hi, color="tab:blue", alpha=0.2)
+    ax.axvline(result["elo"], color="tab:blue", label=f"{result['bot']}: {result['elo']:.0f}")
+    ax.set_yticks(range(len(names)), names)
+    ax.set_xlabel(result["ladder"]["scale"])
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_reports(result: dict[str, Any], out: str) -> None:
+    """``bench.json``, ``bench.md`` and ``bench.png`` in ``out``."""
+    with open(os.path.join(out, "bench.json"), "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(out, "bench.md"), "w", encoding="utf-8") as f:
+        f.write(markdown(result))
+    plot(result, os.path.join(out, "bench.png"))
+
+
+def leaderboard(results: Sequence[dict[str, Any]]) -> str:
+    """Several benches as one Markdown table, best first (match win rate against each rung)."""
+    rungs: list[str] = []
+    for res in results:
+        rungs += [r["rung"] for r in res["rungs"] if r["rung"] not in rungs]
+    head = ["#", "bot", "Elo", "95% interval", "matches", *(f"vs {r}" for r in rungs)]
+    rows = []
+    for k, res in enumerate(sorted(results, key=lambda r: -r["elo"]), 1):
+        by = {r["rung"]: r for r in res["rungs"]}
+        rates = [f"{100 * by[r]['win_rate']:.0f}%" if r in by and by[r]["win_rate"] is not None else "-"
+                 for r in rungs]
+        rows.append([str(k), f"`{res['bot']}`", f"{res['elo']:.0f}",
+                     f"{res['elo_ci'][0]:.0f} to {res['elo_ci'][1]:.0f}", str(res["games"]), *rates])
+    return md_table(head, rows) + "\n"
