@@ -46,6 +46,7 @@ from .actions import (
     DECLARE,
     EXCHANGE,
     MARRIAGE,
+    N_ACTIONS,
     actions_of,
     check_action,
     is_legal,
@@ -283,7 +284,11 @@ class State:
         ``ValueError``) naming the action and the legal ones when it is not
         legal here.
         """
-        self.apply_unchecked(self.check_action(action))
+        mask = self.legal_mask()
+        if type(action) is int and 0 <= action < N_ACTIONS and mask >> action & 1:  # the hot path
+            self.apply_unchecked(action)
+        else:
+            self.apply_unchecked(check_action(action, mask, self._where))
 
     def check_action(self, action: Any) -> int:
         """``action`` as an int if the player to act may play it; else
