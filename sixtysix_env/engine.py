@@ -278,17 +278,12 @@ class State:
 
     # ------------------------------------------------------------ transitions
     def apply(self, action: int) -> None:
-        """Play ``action`` for the player to act (mutates the state).
-
-        Raises :class:`~sixtysix_env.actions.IllegalActionError` (a
-        ``ValueError``) naming the action and the legal ones when it is not
-        legal here.
-        """
+        """Play ``action`` for the player to act (mutates the state); an illegal one raises
+        :class:`~sixtysix_env.actions.IllegalActionError` naming it and the legal ones."""
         mask = self.legal_mask()
-        if type(action) is int and 0 <= action < N_ACTIONS and mask >> action & 1:  # the hot path
-            self.apply_unchecked(action)
-        else:
-            self.apply_unchecked(check_action(action, mask, self._where))
+        if not (type(action) is int and 0 <= action < N_ACTIONS and mask >> action & 1):  # hot path first
+            action = check_action(action, mask, self._where)
+        self.apply_unchecked(action)
 
     def check_action(self, action: Any) -> int:
         """``action`` as an int if the player to act may play it; else

@@ -1,0 +1,216 @@
+"""The rules of Sixty-Six for N tables at once, as a structure of torch tensors.
+
+:class:`BatchedEngine` is the scalar :class:`~sixtysix_env.engine.State` with
+one column per table: every field is a tensor on one device (CPU, or CUDA
+where there is one), card sets are int64 bitmasks (bit ``c`` for card ``c``,
+as in ``cards.py``), per-player fields are ``(2, N)`` tensors (row = player)
+and the talon is ``(12, N)``. A step applies one action per table with a
+fixed sequence of vectorised tensor operations: no Python loop over tables,
+no branch on a table's values; the case analysis of the rules is
+``torch.where`` and small lookup tables indexed by (window, action) and by
+(led card, answer, trump suit).
+
+Typical use::
+
+    eng = BatchedEngine(4096, seed=0)              # 4,096 new matches
+    while training:
+        obs = observe(eng)                         # (N, 312), see observe.py
+        eng.step(policy(obs, action_masks(eng.legal)))
+        eng.rewards, eng.deal_done, eng.match_done # (N, 2), (N,), (N,)
+
+    # from scalar states: tests, fixed deals (RULES.md section 7), puzzles
+    eng = BatchedEngine.from_states([fixed_deal(hands, talon, dealer=1)])
+    eng.state(0)                                   # table 0 as a scalar State
+
+The rules are those of ``engine.py`` (RULES.md), transition for transition:
+``tests/batched`` replays the scalar rules tests through it and compares it
+with the scalar engine at every step of random play
+(``sixtysix_env.batched.check``). Fields keep the scalar engine's names and
+meanings (:class:`~sixtysix_env.engine.State`), with -1 for "none" where the
+scalar engine has -1 or None.
+
+After :meth:`BatchedEngine.step`:
+
+=================  ====================  ======================================
+attribute          shape, dtype          meaning
+=================  ====================  ======================================
+``legal``          (N,) int64            legal actions of the player to act, a
+                                         32-bit mask (0 once a deal is over)
+``rewards``        (N, 2) float32        game points of a deal that ended in
+                                         this step, per player (+g winner, -g
+                                         loser; 0 drawn deal / no deal ended)
+``deal_done``      (N,) bool             a deal ended in this step
+``deal_winner``    (N,) int64            its winner, -1 for a drawn deal
+``deal_points``    (N,) int64            its game points (0 for a drawn deal)
+``deal_reason``    (N,) int64            index into ``engine.REASONS``, or -1
+``deal_scores``    (N, 2) int64          both deal scores at its end
+``match_done``     (N,) bool             a match ended (``episode="match"``)
+``match_winner``   (N,) int64            its winner, or -1
+=================  ====================  ======================================
+
+Episodes: with ``autoreset`` (the default) a table whose deal ended is dealt
+its next deal in the same step, so the fields always describe a live
+decision: the match's next deal (the winner deals, the same dealer after a
+drawn deal, match scores carried) or, once the match is over or with
+``episode="deal"``, a new match at 0:0 with a random first dealer. The deal
+results above still describe the deal that ended.
+
+Dealing: decks (and first dealers) come from a pool that a vectorised
+Fisher-Yates fills in large batches from the engine's ``torch.Generator``;
+each finished table takes the next one. Counting the finished tables is the
+step's one host sync (free on CPU). Everything is deterministic given the
+seed and the actions on one device type (CPU and CUDA generators differ).
+
+Actions must be legal: ``validate=True`` (the default) checks them, one more
+host sync. ``active`` lets a caller move some tables only (the opponent's
+turns in the Gymnasium wrapper). Fields are updated in place or replaced by
+each step: treat them as read-only and clone what you keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import torch
+
+from ..engine import OVER, State
+from .deal import DeckPool, deal
+from .legal import check_actions, final_over_masks, legal_mask
+from .lookup import NOOP, normal_tensors
+from .score import end_deals, no_results
+from .state import BatchedState
+from .step import apply
+
+EPISODES = ("match", "deal")
+
+
+class BatchedEngine(BatchedState):
+    """N tables of Sixty-Six stepped together (see the module docstring).
+
+    Fields (column n is table n; names and meanings as in the scalar
+    :class:`~sixtysix_env.engine.State`): ``(2, N)`` per player: ``hands``,
+    ``points``, ``tricks``, ``won``, ``played``, ``shown``, ``known``,
+    ``void``, ``match_scores``; ``(12, N)``: ``talon`` (card ids as dealt);
+    ``(N,)``: ``stock``, ``trump``, ``trump_card``, ``closed_by``,
+    ``closer_opp_tricks``, ``exchanged_by``, ``window``, ``to_act``,
+    ``lead_card``, ``marriage_suit``, ``dealer``, ``can_declare`` (bool).
+    A step updates them in place or replaces them: treat them as read-only
+    and clone what you keep. Scalar views (:meth:`state`, :meth:`result`)
+    and :meth:`scores` come from :class:`~.state.BatchedState`.
+    """
+
+    @normal_tensors
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int | None = 0,
+        *,
+        device: str | torch.device = "cpu",
+        episode: str = "match",
+        validate: bool = True,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        super().__init__(num_envs, device, episode)
+        self.validate = validate
+        self._final_over = final_over_masks(self)  # legal masks of FINAL and OVER
+        self._no_results = no_results(num_envs, self.device)  # deal results of a step where no deal ended
+        self.generator = torch.Generator(device=self.device)
+        self._decks = DeckPool(self.t, self.generator, self.device, max(4 * num_envs, 256))
+        self.reset(seed)
+
+    # ------------------------------------------------------------- creation
+    @normal_tensors
+    def reset(self, seed: int | None = None) -> None:
+        """New matches on every table (0:0, random first dealers); ``seed``
+        fixes every deal that follows (None: a fresh random seed)."""
+        if seed is None:
+            self.generator.seed()
+        else:
+            self.generator.manual_seed(int(seed))
+        self._decks.clear()
+        self.clear_fields()
+        end_deals(self, torch.zeros(self.num_envs, dtype=torch.bool, device=self.device), self.cols[:0],
+                  self.cols, self._no_results)
+        self.autoreset()  # every table: a finished match, so a new one
+
+    @classmethod
+    def from_states(
+        cls,
+        states: Sequence[State],
+        seed: int | None = 0,
+        *,
+        device: str | torch.device = "cpu",
+        episode: str = "match",
+        validate: bool = True,
+    ) -> BatchedEngine:
+        """Tables that start at the given scalar states (any window but OVER);
+        later deals come from ``seed``."""
+        if not states:
+            raise ValueError("from_states needs at least one state")
+        eng = cls(len(states), seed, device=device, episode=episode, validate=validate)
+        eng.load_states(states)
+        return eng
+
+    @normal_tensors
+    def load_states(self, states: Sequence[State], tables_: Sequence[int] | None = None) -> None:
+        """Overwrite tables (``tables_``, default the first ``len(states)``) with scalar states."""
+        cols = list(range(len(states))) if tables_ is None else list(tables_)
+        if len(cols) != len(states):
+            raise ValueError(f"{len(states)} states for {len(cols)} tables")
+        if any(s.window == OVER for s in states):
+            raise ValueError("cannot load a finished deal (window OVER)")
+        self.put_states(states, cols)
+        self.legal = self.legal_mask()
+
+    @normal_tensors
+    def autoreset(self) -> None:
+        """Deal the next deal at every table whose deal is over (module docstring)."""
+        deal(self, (self.window == OVER).nonzero().squeeze(1), self._decks, inplace=False)
+        self.legal = self.legal_mask()
+
+    # ------------------------------------------------------- moves and steps
+    def legal_mask(self) -> torch.Tensor:
+        """Legal actions of each table's player to act as int64 32-bit masks
+        (``State.legal_mask`` for every column; 0 once a deal is over)."""
+        return legal_mask(self, self._final_over)
+
+    def step(
+        self,
+        actions: torch.Tensor,
+        active: torch.Tensor | None = None,
+        *,
+        autoreset: bool = True,
+        before_reset: Callable[[BatchedEngine], None] | None = None,
+    ) -> None:
+        """Apply one action per table for its player to act (``active``: only
+        those tables move; the others keep their state and report nothing).
+
+        With ``validate`` an illegal action raises ``ValueError`` naming the
+        tables, before any table moves. With ``autoreset`` finished deals are
+        followed by the next deal at once (see the module docstring), after
+        ``before_reset(self)`` if given: it sees the finished deals in the OVER
+        window, e.g. to observe them (``legal`` is not updated yet). Without
+        ``autoreset`` they stay there until :meth:`autoreset`.
+        """
+        a = actions.to(device=self.device, dtype=torch.int64)
+        if a.shape != (self.num_envs,):
+            raise ValueError(f"expected actions of shape ({self.num_envs},), got {tuple(a.shape)}")
+        if active is not None:
+            a = torch.where(active, a, NOOP)
+        if self.validate:
+            check_actions(self, a, active)
+        apply(self, a)
+        ended = self.window == OVER
+        idx = ended.nonzero().squeeze(1)  # the step's one host sync
+        end_deals(self, ended, idx, a, self._no_results)
+        if autoreset:
+            if before_reset is not None:
+                before_reset(self)
+            deal(self, idx, self._decks, inplace=True)
+        self.legal = self.legal_mask()
+
+
+__all__ = ["EPISODES", "NOOP", "BatchedEngine"]

@@ -1,0 +1,120 @@
+"""Constants and lookup tables of the batched engine (:mod:`.engine`).
+
+The rules' case analysis as small int64 tensors, built once per device:
+card bits, the trick (by led card, answer and trump suit), the next window
+and turn (by window and action), marriage points, and what dealing needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from ..actions import CLOSE, CONTINUE, DECLARE, EXCHANGE, MARRIAGE, N_ACTIONS
+from ..cards import HIGHER, KQ, N_CARDS, POINTS, SUIT_MASKS
+from ..engine import CLOSE_RESPONSE, DRAW, FINAL, FOLLOW, HAND_SIZE, LEAD, N_WINDOWS, OVER, TALON_SIZE
+from ..scoring import MARRIAGE_POINTS
+
+# Tensors that steps update in place are created outside inference mode, so an
+# engine made inside ``torch.inference_mode()`` can still be stepped outside it.
+normal_tensors = torch.inference_mode(False)
+NOOP = N_ACTIONS  # the action of a table that does not move in a step
+N_CODES = N_ACTIONS + 1
+FINAL_MASK = (1 << DECLARE) | (1 << CONTINUE)
+
+
+def _window_tables() -> tuple[list[int], list[int]]:
+    """Next window and whether the turn passes, by (window, action), for every
+    transition but a follow (decided by the trick)."""
+    nxt, switch = [], []
+    for w in range(N_WINDOWS):
+        for a in range(N_CODES):
+            nw, sw = w, 0
+            if w == LEAD and a < N_CARDS:
+                nw, sw = FOLLOW, 1
+            elif a == CLOSE and w in (LEAD, DRAW):
+                nw, sw = CLOSE_RESPONSE, 1
+            elif w == CLOSE_RESPONSE and a in (EXCHANGE, CONTINUE):
+                nw, sw = LEAD, 1
+            elif w == DRAW and a == CONTINUE:
+                nw = LEAD
+            elif a == DECLARE or (w == FINAL and a == CONTINUE):
+                nw = OVER
+            nxt.append(nw)
+            switch.append(sw)
+    return nxt, switch
+
+
+KIND_LEAD, KIND_FOLLOW, KIND_DRAW = 1, 2, 3  # kinds of transition that need their own case
+
+
+def _kind(window: int, action: int) -> int:
+    if action < N_CARDS:
+        return {LEAD: KIND_LEAD, FOLLOW: KIND_FOLLOW}.get(window, 0)
+    return KIND_DRAW if (window, action) == (DRAW, CONTINUE) else 0
+
+
+class Tables:
+    """Lookup tables on one device (built once per device)."""
+
+    @normal_tensors
+    def __init__(self, device: torch.device) -> None:
+        def t(values: Sequence[int]) -> torch.Tensor:
+            return torch.tensor(values, dtype=torch.int64, device=device)
+
+        self.bit = t([1 << c for c in range(N_CARDS)])
+        self.card_bit = t([1 << a if a < N_CARDS else 0 for a in range(N_CODES)])  # by action
+        self.suit_of_lead = t([SUIT_MASKS[c // 6] for c in range(N_CARDS)])
+        self.higher = t(HIGHER)
+        self.suit_mask = t(SUIT_MASKS)
+        self.nine = t([6 * s for s in range(4)])
+        self.kq_action = t([KQ[a - MARRIAGE] if MARRIAGE <= a < EXCHANGE else 0 for a in range(N_CODES)])
+        self.kq = t(KQ)
+        self.marriage_suit = t([a - MARRIAGE if MARRIAGE <= a < EXCHANGE else -1 for a in range(N_CODES)])
+        # marriage actions of a hand, from its low 12 bits (clubs, spades) and its high 12 bits
+        self.married_low = t([sum(1 << (MARRIAGE + s) for s in (0, 1) if x >> (6 * s + 2) & 3 == 3)
+                              for x in range(4096)])
+        self.married_high = t([sum(1 << (MARRIAGE + 2 + s) for s in (0, 1) if x >> (6 * s + 2) & 3 == 3)
+                               for x in range(4096)])
+        marriages = range(MARRIAGE, EXCHANGE)
+        self.shown_action = t([1 << (a - MARRIAGE) if a in marriages else 0 for a in range(N_CODES)])
+        # marriage points of a shown-suits set (4 bits) under trump suit: [shown * 4 + trump]
+        self.marriage_points = t(
+            [MARRIAGE_POINTS * (m.bit_count() + (m >> tr & 1)) for m in range(16) for tr in range(4)]
+        )
+        # the trick, by (led card, answer, trump) = lead * 96 + card * 4 + trump
+        leader_wins, void, points = [], [], []
+        for lead in range(N_CARDS):
+            for card in range(N_CARDS):
+                for tr in range(4):
+                    same = lead // 6 == card // 6
+                    leader_wins.append(int(not (card > lead if same else card // 6 == tr)))
+                    # phase 2: what the answer reveals the follower lacks
+                    if same:
+                        void.append(HIGHER[lead] if card < lead else 0)
+                    else:
+                        void.append(SUIT_MASKS[lead // 6] | (SUIT_MASKS[tr] if card // 6 != tr else 0))
+                    points.append(POINTS[lead] + POINTS[card])
+        self.leader_wins = t(leader_wins)
+        self.void = t(void)
+        self.trick_points = t(points)
+        nxt, switch = _window_tables()
+        self.next_window = t(nxt)
+        self.switch = t(switch)
+        self.kind = t([_kind(w, a) for w in range(N_WINDOWS) for a in range(N_CODES)])
+        self.one = t([1])
+        self.fy_base = t(list(range(TALON_SIZE))).unsqueeze(1)
+        self.fy_span = t([N_CARDS - i for i in range(TALON_SIZE)]).unsqueeze(1)
+        self.subsets = t([m for m in range(1 << TALON_SIZE) if m.bit_count() == HAND_SIZE])  # C(12, 6) = 924
+        self.suit = t([c // 6 for c in range(N_CARDS)])
+        self.deck = torch.arange(N_CARDS, dtype=torch.int64, device=device).unsqueeze(1)
+
+
+_TABLES: dict[torch.device, Tables] = {}
+
+
+def tables(device: torch.device) -> Tables:
+    if device not in _TABLES:
+        _TABLES[device] = Tables(device)
+    return _TABLES[device]

@@ -1,0 +1,379 @@
+"""Training interfaces on the batched engine: both seats, or one seat in Gymnasium.
+
+Two ways to train on :class:`~sixtysix_env.batched.engine.BatchedEngine`,
+with every tensor on the engine's device (CPU or CUDA); nothing is copied to
+numpy:
+
+:class:`SelfPlayEnv` (both seats, for self-play training loops) has the
+attributes of ``sixtysix_env.vector.VectorEnv`` as torch tensors. Every table
+always has one player to act; a step is one decision per table:
+
+================  ======================  ======================================
+attribute         shape, dtype            meaning
+================  ======================  ======================================
+``obs``           (N, 312) float32        observation of the player to act
+``full_obs``      (N, 384) float32        perfect-information input (critics
+                                          only; ``full_obs=True`` only, and then
+                                          ``obs`` is its first 312 columns)
+``masks``         (N, 32) bool            legal actions of the player to act
+``to_act``        (N,) int64              the player to act (0 or 1)
+``rewards``       (N, 2) float32          game points of a deal that ended in
+                                          this step, per player (+g, -g)
+``deal_done``     (N,) bool               a deal ended in this step
+``match_done``    (N,) bool               a match ended in this step
+``match_winner``  (N,) int64              winner of the match that ended, or -1
+================  ======================  ======================================
+
+``obs``, ``full_obs`` and ``masks`` are buffers that every step overwrites
+in place (like the numpy arrays of ``sixtysix_env.vector.VectorEnv``): a
+rollout copies them (``rollout.obs[t] = env.obs``); keep a ``.clone()`` of
+anything else you hold on to. The other attributes are new tensors each step.
+
+A deal's reward belongs to both players, not only to the one who made the
+last move: :func:`record_rewards` books it on each player's own latest
+transition (the torch twin of ``training.rollout.record_rewards``).
+
+:class:`SixtySixVectorEnv` is a ``gymnasium.vector.VectorEnv`` for one
+learner against a batched opponent (``"random"``, a policy network, or any
+callable ``(obs, masks) -> actions``) that plays the other seat of every
+table between the learner's decisions. Observations, rewards, terminations
+and infos are torch tensors on the device. Episodes are deals (default) or
+matches; the learner's seat is drawn at random for every episode (or fixed).
+
+Autoreset is ``SAME_STEP``: a table whose episode ended in a step is reset in
+that step, so the returned observation and ``infos["action_mask"]`` always
+describe a live decision (a mask is never all zeros). The learner's last
+observation of the finished episode is in ``infos["final_obs"]`` (rows where
+``infos["_final_obs"]``). ``infos`` also holds ``"seat"`` (the learner's
+seat per table) and, for tables where a deal ended, ``"deal_points"`` (the
+learner's signed game points of that deal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+import torch
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from ..actions import N_ACTIONS
+from ..observation import FULL_OBS_SIZE, OBS_HIGH, OBS_LOW, OBS_SIZE
+from .engine import EPISODES, BatchedEngine
+from .lookup import normal_tensors
+from .observe import masks_of, observe
+from .sampling import random_actions
+
+Opponent = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+REWARDS = ("game_points", "match")
+
+
+class SelfPlayEnv:
+    """``num_envs`` tables, both seats played by the caller (module docstring)."""
+
+    @normal_tensors
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int | None = 0,
+        *,
+        device: str | torch.device = "cpu",
+        episode: str = "match",
+        full_obs: bool = False,
+        validate: bool = True,
+    ) -> None:
+        self.engine = BatchedEngine(num_envs, seed, device=device, episode=episode, validate=validate)
+        self.num_envs = num_envs
+        self.device = self.engine.device
+        self.episode = episode
+        width = FULL_OBS_SIZE if full_obs else OBS_SIZE
+        self._obs = torch.zeros((num_envs, width), dtype=torch.float32, device=self.device)
+        self.full_obs = self._obs if full_obs else None
+        self.obs = self._obs[:, :OBS_SIZE]
+        self.masks = torch.zeros((num_envs, N_ACTIONS), dtype=torch.bool, device=self.device)
+        self._observe()
+
+    def reset(self, seed: int | None = None) -> None:
+        """New matches on every table; ``seed`` fixes all deals that follow."""
+        self.engine.reset(seed)
+        self._observe()
+
+    def step(self, actions: torch.Tensor) -> None:
+        """One legal action per table for its player to act; refreshes all attributes."""
+        self.engine.step(actions)
+        self._observe()
+
+    def _observe(self) -> None:
+        eng = self.engine
+        observe(eng, full=self.full_obs is not None, out=self._obs)
+        masks_of(self.obs, out=self.masks)
+        self.to_act = eng.to_act
+        self.rewards = eng.rewards
+        self.deal_done = eng.deal_done
+        self.match_done = eng.match_done
+        self.match_winner = eng.match_winner
+
+    def observe(self, seat: torch.Tensor | int, *, full: bool = False) -> torch.Tensor:
+        """Observations of ``seat`` (one per table, or one for all), e.g. to
+        bootstrap the value of the player not to act."""
+        seats = torch.as_tensor(seat, dtype=torch.int64, device=self.device).expand(self.num_envs)
+        return observe(self.engine, seats, full=full)
+
+
+def record_rewards(
+    t: int,
+    seats: torch.Tensor,
+    learn: torch.Tensor,
+    deal_done: torch.Tensor,
+    step_rewards: torch.Tensor,
+    last_t: torch.Tensor,
+    rewards: torch.Tensor,
+    dones: torch.Tensor,
+) -> None:
+    """Book step ``t``'s outcome on the transitions of the players who earned it.
+
+    ``seats[n]`` acted at table n in step t (a trajectory step when
+    ``learn[n]``); ``last_t[n, p]`` (int64, ``(N, 2)``) is the step of player
+    p's latest pending transition at table n (-1: none) and is updated here.
+    When a deal ended (``deal_done``), each player's reward
+    ``step_rewards[n, p]`` is added to that player's own latest transition in
+    ``rewards`` (``(T, N)`` float) and ``dones`` (``(T, N)`` bool) marks it.
+    Vectorised, no host sync; the same contract as ``train.record_rewards``.
+    """
+    n = seats.shape[0]
+    cols = torch.arange(n, device=seats.device)
+    flat_last = last_t.view(-1)
+    slot = cols * 2 + seats
+    flat_last.index_copy_(0, slot, torch.where(learn, t, flat_last.index_select(0, slot)))
+    for p in (0, 1):
+        k = last_t[:, p]
+        ok = deal_done & (k >= 0)
+        at = k.clamp(min=0) * n + cols  # rows without a pending transition add 0 to step 0
+        rewards.view(-1).index_add_(0, at, step_rewards[:, p] * ok)
+        dones.view(-1).index_copy_(0, at, dones.view(-1).index_select(0, at) | ok)
+    last_t.masked_fill_(deal_done.unsqueeze(1), -1)
+
+
+def sample_masked(
+    logits: torch.Tensor,
+    masks: torch.Tensor,
+    generator: torch.Generator | None = None,
+    greedy: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Actions drawn from softmax(logits) over the legal actions (the most
+    likely one with ``greedy``) and their log-probabilities.
+
+    Illegal logits go to the dtype's minimum, as in ``agents.nets.masked_logits``.
+    Sampling inverts the cumulative distribution with one uniform number per
+    row: several times faster on CPU than ``torch.multinomial``, and never an
+    illegal action (an action of probability 0 adds nothing to the cumulative sum).
+    """
+    logits = torch.where(masks, logits, torch.finfo(logits.dtype).min)
+    logp = torch.log_softmax(logits, 1)
+    if greedy:
+        actions = logits.argmax(1)
+    else:
+        cdf = torch.softmax(logits, 1).cumsum(1)
+        u = 1.0 - torch.rand((logits.shape[0], 1), device=logits.device, dtype=cdf.dtype, generator=generator)
+        actions = (cdf < u * cdf[:, -1:]).sum(1).clamp(max=logits.shape[1] - 1)
+    return actions, logp.gather(1, actions.unsqueeze(1)).squeeze(1)
+
+
+def policy_opponent(net: torch.nn.Module, *, greedy: bool = False,
+                    generator: torch.Generator | None = None) -> Opponent:
+    """An opponent from a network mapping observations to 32 logits (e.g.
+    ``agents.nets.PolicyNet``): samples from its masked policy, or plays its
+    best action with ``greedy``."""
+
+    def act(obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            return sample_masked(net(obs), masks, generator, greedy)[0]
+
+    return act
+
+
+class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
+    """Gymnasium vector env: a learner against a batched opponent (module docstring).
+
+    ## Observation and action spaces
+    ``single_observation_space``: ``Box(312,)`` float32 (``dict_obs=True``:
+    ``Dict(observation=Box(312,), action_mask=MultiBinary(32))``);
+    ``single_action_space``: ``Discrete(32)``. Batched spaces have a leading
+    ``num_envs`` axis. Observations are torch tensors on ``device``.
+
+    ## Rewards
+    The learner's game points of every deal that ends (+g won, -g lost, 0
+    drawn), or with ``reward="match"`` (``episode="match"`` only) +1/-1 when the
+    match ends.
+
+    ## Episode end
+    ``terminations`` when the deal (``episode="deal"``) or the match ends;
+    ``truncations`` never.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 1024,
+        *,
+        opponent: str | torch.nn.Module | Opponent = "random",
+        device: str | torch.device = "cpu",
+        seed: int | None = None,
+        episode: str = "deal",
+        reward: str = "game_points",
+        learner_seat: int | str = "random",
+        dict_obs: bool = False,
+        final_obs: bool = True,
+        validate: bool = True,
+    ) -> None:
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        if reward not in REWARDS or (reward == "match" and episode != "match"):
+            raise ValueError(f"reward must be one of {REWARDS} ('match' needs episode='match'): {reward!r}")
+        if learner_seat not in (0, 1, "random"):
+            raise ValueError(f"learner_seat must be 0, 1 or 'random', got {learner_seat!r}")
+        self.num_envs = num_envs
+        self.device = torch.device(device)
+        self.episode = episode
+        self.reward_mode = reward
+        self.learner_seat = learner_seat
+        self.dict_obs = dict_obs
+        self.with_final_obs = final_obs
+        self.generator = torch.Generator(device=self.device)
+        if isinstance(opponent, str):
+            if opponent != "random":
+                raise ValueError(f"opponent must be 'random', a torch module or a callable, got {opponent!r}")
+            self.opponent: Opponent | None = None
+        elif isinstance(opponent, torch.nn.Module):
+            self.opponent = policy_opponent(opponent, generator=self.generator)
+        elif callable(opponent):
+            self.opponent = opponent
+        else:
+            raise ValueError(f"opponent must be 'random', a torch module or a callable, got {opponent!r}")
+        obs_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+        if dict_obs:
+            obs_space = spaces.Dict({"observation": obs_space, "action_mask": spaces.MultiBinary(N_ACTIONS)})
+        self.single_observation_space = obs_space
+        self.single_action_space = spaces.Discrete(N_ACTIONS)
+        self.observation_space = batch_space(obs_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.engine = BatchedEngine(num_envs, seed, device=self.device, episode=episode, validate=validate)
+        self.seat = torch.zeros(num_envs, dtype=torch.int64, device=self.device)
+        self._seed = seed
+        self._ready = False  # step() before reset() has no learner to act
+
+    # ----------------------------------------------------------------- API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """New episodes at every table; ``seed`` fixes the deals, the learner's
+        seats and the random opponent's choices. ``options`` are not supported."""
+        if options:
+            raise ValueError(f"reset options are not supported by the batched env: {sorted(options)}")
+        if seed is not None:
+            self._seed = seed
+        if self._seed is None:
+            self.generator.seed()
+        else:
+            self.generator.manual_seed(int(self._seed) + 1)
+        self.engine.reset(self._seed)
+        everyone = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)
+        self._draw_seats(everyone)
+        rewards = torch.zeros(self.num_envs, dtype=torch.float32, device=self.device)
+        ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
+        obs = self._play_opponent(rewards, ended, None)
+        self._ready = True
+        return self._output(obs), self._infos(obs, ended, None, None)
+
+    def step(self, actions: Any) -> tuple[Any, torch.Tensor, torch.Tensor, torch.Tensor, dict[str, Any]]:
+        """One action per table for the learner (who is to act at every table)."""
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        a = torch.as_tensor(actions, device=self.device).to(torch.int64)
+        rewards = torch.zeros(self.num_envs, dtype=torch.float32, device=self.device)
+        ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
+        final = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device) \
+            if self.with_final_obs else None
+        points = torch.zeros(self.num_envs, dtype=torch.float32, device=self.device)
+        self._move(a, None, rewards, ended, final, points)
+        obs = self._play_opponent(rewards, ended, final, points)
+        truncated = torch.zeros_like(ended)
+        return self._output(obs), rewards, ended, truncated, self._infos(obs, ended, final, points)
+
+    def close(self, **kwargs: Any) -> None:
+        self.closed = True
+
+    # ------------------------------------------------------------- internals
+    def _draw_seats(self, rows: torch.Tensor) -> None:
+        if self.learner_seat == "random":
+            coin = torch.randint(0, 2, (self.num_envs,), device=self.device, generator=self.generator)
+            self.seat = torch.where(rows, coin, self.seat)
+        else:
+            self.seat = torch.full_like(self.seat, int(self.learner_seat))
+
+    def _move(self, actions: torch.Tensor, active: torch.Tensor | None, rewards: torch.Tensor,
+              ended: torch.Tensor, final: torch.Tensor | None, points: torch.Tensor | None) -> None:
+        """One engine step (``active`` tables): the learner's rewards, episode
+        ends and final observations, then the next deals and learner seats."""
+
+        def before_reset(eng: BatchedEngine) -> None:
+            mine = eng.rewards.gather(1, self.seat.unsqueeze(1)).squeeze(1)
+            if points is not None:
+                points.add_(mine)
+            done = eng.match_done if self.episode == "match" else eng.deal_done
+            if self.reward_mode == "match":
+                rewards.add_((2 * (eng.match_winner == self.seat).float() - 1) * done)
+            else:
+                rewards.add_(mine)
+            if final is not None and bool(done.any()):
+                final.copy_(torch.where(done.unsqueeze(1), observe(eng, self.seat), final))
+            ended.logical_or_(done)
+            self._draw_seats(done)
+
+        self.engine.step(actions, active, before_reset=before_reset)
+
+    def _play_opponent(self, rewards: torch.Tensor, ended: torch.Tensor, final: torch.Tensor | None,
+                       points: torch.Tensor | None = None) -> torch.Tensor:
+        """The opponent moves until the learner is to act at every table; returns
+        the learner's observations."""
+        eng = self.engine
+        while True:
+            pending = eng.to_act != self.seat
+            if not bool(pending.any()):
+                return observe(eng)
+            if self.opponent is None:
+                actions = random_actions(eng.legal, self.generator)
+            else:
+                obs = observe(eng)
+                actions = self.opponent(obs, masks_of(obs))
+            self._move(actions, pending, rewards, ended, final, points)
+
+    def _output(self, obs: torch.Tensor) -> Any:
+        if self.dict_obs:
+            return {"observation": obs, "action_mask": masks_of(obs)}
+        return obs
+
+    def _infos(self, obs: torch.Tensor, ended: torch.Tensor, final: torch.Tensor | None,
+               points: torch.Tensor | None) -> dict[str, Any]:
+        infos: dict[str, Any] = {"action_mask": masks_of(obs), "seat": self.seat}
+        if final is not None:
+            infos["final_obs"] = final
+            infos["_final_obs"] = ended
+        if points is not None:
+            infos["deal_points"] = points
+        return infos
+
+
+__all__ = [
+    "FULL_OBS_SIZE",
+    "SelfPlayEnv",
+    "SixtySixVectorEnv",
+    "policy_opponent",
+    "record_rewards",
+    "sample_masked",
+]
