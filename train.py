@@ -17,7 +17,9 @@ One iteration:
    decisions where judgement matters. A teacher (:mod:`training.teacher`)
    labels the learner's rows in worker processes meanwhile.
 2. **GAE** over per-seat trajectories (:func:`training.gae.compute_gae`): a
-   deal's reward belongs to each player's own last decision. The critic may
+   deal's reward belongs to each player's own last decision; a seat's transition
+   still open at the rollout's end waits for that seat's next decision, in the next
+   rollout (:class:`training.rollout.Rollout`). The critic may
    see the full state (``full_critic``); the policy never does.
 3. **PPO update** (:func:`ppo_update`, below): clipped surrogate, value loss,
    entropy bonus, on the stored masks; plus the teacher term (kickstarting):
@@ -241,10 +243,11 @@ def loop(run: Run, seed: int, teacher: Teacher | None, logger: Logger) -> None:
 
         # 1-2. collect T steps at N tables, per-seat GAE
         t0 = time.perf_counter()
-        next_values, deal_rewards = collect(venv, opponents, run.policy, run.critic, run.snapshot_net, buf,
-                                            run.rng, teacher if teacher_w > 0 else None, cfg.assist)
+        deal_rewards = collect(venv, opponents, run.policy, run.critic, run.snapshot_net, buf,
+                               run.rng, teacher if teacher_w > 0 else None, cfg.assist)
         collect_s = time.perf_counter() - t0
-        adv, ret = compute_gae(buf.rewards, buf.values, buf.dones, buf.seats, buf.learn, next_values,
+        closed, next_values = buf.open_ends()  # each seat's open transition waits for the next rollout
+        adv, ret = compute_gae(buf.rewards, buf.values, buf.dones, buf.seats, closed, next_values,
                                cfg.gamma, cfg.gae_lambda)
 
         # 3. PPO update on the learner's rows

@@ -14,6 +14,23 @@ continues at p's next decision, and the reward of a deal (+-game points)
 belongs to the last transition of each player, delivered at the deal's end
 (:func:`record_rewards`; PettingZoo issue #1147 is the classic way to get
 this wrong).
+
+A rollout ends at an arbitrary step, and then each seat's latest transition
+is still open: its successor is the seat's next own decision, which may lie
+several moves ahead (the opponent is to act, or the seat's next moves are
+scripted). Bootstrapping it from the critic's value of the current position
+seen from that seat is wrong for the seat not to act: that input (my-turn bit
+off, empty legal-action plane) is one the critic never trains on (issue 19).
+So the open transition is not trained in this rollout. The transitions
+before it in its seat's stream bootstrap from its stored value, the critic's
+value at a decision of that very seat (:meth:`Rollout.open_ends`), and
+:meth:`Rollout.clear` carries it into row ``p`` of the next rollout (rows
+``0`` and ``1`` are the seats' carried transitions, steps start at row
+:data:`CARRY`), where it continues at the seat's next learner decision, or
+takes the deal's outcome if the deal ends first, exactly as inside a rollout.
+This is simpler than playing ahead to the seat's next decision and needs no
+change to GAE; the cost is that a carried row is trained one update later, its
+log-prob from the policy one update older (PPO's ratio and clip allow for it).
 """
 
 from __future__ import annotations
@@ -54,12 +71,18 @@ class Batch:
     labelled: torch.Tensor
 
 
+CARRY = 2  # rows 0 and 1 of a rollout: seat 0's and seat 1's transitions carried over
+
+
 class Rollout:
-    """Time-major ``(T, N, ...)`` buffers of one rollout, like CleanRL's; ``learn``
-    marks the rows that are steps of a learner trajectory (opponents' moves and,
-    with ``assist``, the scripted moves are not)."""
+    """Time-major ``(CARRY + T, N, ...)`` buffers of one rollout, like CleanRL's
+    plus two rows for the transitions carried over from the previous rollout
+    (step t is row ``CARRY + t``); ``learn`` marks the rows that are steps of a
+    learner trajectory (opponents' moves and, with ``assist``, the scripted
+    moves are not)."""
 
     def __init__(self, T: int, N: int, critic_in: int) -> None:
+        T += CARRY
         self.obs = np.zeros((T, N, OBS_SIZE), np.float32)
         self.critic_obs = np.zeros((T, N, critic_in), np.float32)
         self.masks = np.zeros((T, N, N_ACTIONS), bool)
@@ -75,9 +98,20 @@ class Rollout:
         self.labelled = np.zeros((T, N), bool)  # rows the teacher labelled
         self.last_t = np.full((N, 2), -1, np.int64)  # each seat's latest pending transition
 
+    def open_ends(self) -> tuple[np.ndarray, np.ndarray]:
+        """After :func:`collect`, for GAE: the ``learn`` rows without each seat's
+        open (pending) transition, and ``(N, 2)`` the stored value of that open
+        transition (0 where none), the bootstrap of the seat's earlier rows."""
+        closed = self.learn.copy()
+        next_values = np.zeros(self.last_t.shape, np.float32)
+        n, p = np.nonzero(self.last_t >= 0)
+        closed[self.last_t[n, p], n] = False
+        next_values[n, p] = self.values[self.last_t[n, p], n]
+        return closed, next_values
+
     def learner_batch(self, adv: np.ndarray, ret: np.ndarray) -> Batch:
-        """The learner's rows, flattened, as tensors for the update."""
-        sel = self.learn.reshape(-1)
+        """The learner's closed rows (:meth:`open_ends`), flattened, as tensors for the update."""
+        sel = self.open_ends()[0].reshape(-1)
 
         def rows(x: np.ndarray) -> torch.Tensor:
             return torch.from_numpy(x.reshape(len(sel), *x.shape[2:])[sel])
@@ -88,11 +122,22 @@ class Rollout:
                      teacher_values=rows(self.teacher_values), labelled=rows(self.labelled))
 
     def clear(self) -> None:
-        """Forget the outcomes of the previous rollout (the rest is overwritten step by step)."""
+        """Start a rollout: carry each seat's open transition to row ``p``
+        (:data:`CARRY`), forget the outcomes of the previous rollout (the rest
+        is overwritten step by step)."""
+        n, p = np.nonzero(self.last_t >= 0)
+        k = self.last_t[n, p]
+        for x in (self.obs, self.critic_obs, self.masks, self.actions, self.logprobs, self.values,
+                  self.teacher, self.teacher_values, self.labelled):
+            x[p, n] = x[k, n]
+        self.learn[:CARRY] = False
+        self.learn[p, n] = True
+        self.seats[:CARRY] = np.arange(CARRY)[:, None]
+        self.labelled[CARRY:] = False
         self.dones[:] = False
         self.rewards[:] = 0.0
-        self.labelled[:] = False
         self.last_t[:] = -1
+        self.last_t[n, p] = p
 
 
 def record_rewards(
@@ -135,9 +180,9 @@ def collect(
     rng: np.random.Generator,
     teacher: Teacher | None = None,
     assist: str = "none",
-) -> tuple[np.ndarray, dict[str, list[float]]]:
-    """Fill ``buf`` with one rollout; returns the bootstrap values ``(N, 2)`` of
-    each seat's current position and, per opponent kind, the learner's reward
+) -> dict[str, list[float]]:
+    """Fill ``buf`` with one rollout (after the transitions it carries over,
+    :meth:`Rollout.clear`); returns, per opponent kind, the learner's reward
     of every deal that ended (self-play: the winner's). ``teacher`` (or None)
     labels the learner's rows for kickstarting. ``assist`` (``Config.assist``)
     scripts the policy's seats' obvious moves (``rules``) and, once the talon
@@ -147,7 +192,7 @@ def collect(
     py_rng = random.Random(int(rng.integers(2**31)))
     solver = Solver()
     deal_rewards: dict[str, list[float]] = {name: [] for name in KIND_NAMES}
-    for t in range(buf.rewards.shape[0]):
+    for t in range(CARRY, buf.rewards.shape[0]):  # t: a row
         buf.obs[t] = venv.obs
         buf.critic_obs[t] = venv.full_obs[:, cin]
         buf.masks[t] = venv.masks
@@ -173,11 +218,7 @@ def collect(
         _book_deals(venv, opponents, deal_rewards)
     if teacher is not None:
         teacher.finish(buf.labelled, buf.teacher, buf.teacher_values)
-    with torch.no_grad():
-        next_values = np.stack(
-            [critic(torch.from_numpy(venv.full_obs_of(p)[:, cin])).numpy() for p in (0, 1)], axis=1
-        )
-    return next_values, deal_rewards
+    return deal_rewards
 
 
 def _choose(t: int, venv: VectorEnv, opponents: Opponents, policy: PolicyNet, critic: ValueNet,

@@ -51,6 +51,14 @@ def test_torchrl_selfplay_smoke():
 
 
 @pytest.mark.slow
+def test_tianshou_dqn_smoke():
+    python = python_for("tianshou", "tianshou")
+    out = run_example(python, "tianshou_dqn.py", "--total-steps", "400", "--collect", "80", "--batch", "64",
+                      "--eval-games", "2")
+    assert_trained_and_evaluated(out)
+
+
+@pytest.mark.slow
 def test_rllib_ppo_smoke():
     python = python_for("rllib", "ray.rllib")
     out = run_example(python, "rllib_ppo.py", "--total-steps", "300", "--batch", "256", "--env-runners", "1",

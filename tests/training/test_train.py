@@ -26,7 +26,7 @@ from sixtysix_env.vector import VectorEnv
 from training.config import Config, ConfigError, config_from_dict, help_text, load_config, parse_overrides
 from training.opponents import KINDS, Opponents
 from training.ppo import value_distill_loss
-from training.rollout import Rollout, collect, record_rewards
+from training.rollout import CARRY, Rollout, collect, record_rewards
 from training.teacher import Teacher
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,17 +141,17 @@ def test_collect_attributes_every_deal_to_both_seats() -> None:
     # Independent replay: re-run the same tables with the recorded actions and book results by hand.
     replay = VectorEnv(4, seed=0)
     torch.manual_seed(0)
-    next_values, deal_rewards = collect(venv, opponents, policy, critic, policy, buf, rng)
-    assert next_values.shape == (4, 2)
+    deal_rewards = collect(venv, opponents, policy, critic, policy, buf, rng)
+    assert not buf.learn[:CARRY].any()  # a first rollout carries nothing over
     expected = np.zeros((120, 4), np.float32)
     expected_done = np.zeros((120, 4), bool)
     history: list[list[tuple[int, int]]] = [[] for _ in range(4)]
     deals = 0
     for t in range(120):
-        assert (replay.to_act == buf.seats[t]).all()
-        replay.step(buf.actions[t])
+        assert (replay.to_act == buf.seats[CARRY + t]).all()
+        replay.step(buf.actions[CARRY + t])
         for n in range(4):
-            history[n].append((t, int(buf.seats[t, n])))
+            history[n].append((t, int(buf.seats[CARRY + t, n])))
             if replay.deal_done[n]:
                 deals += 1
                 for p in (0, 1):
@@ -161,9 +161,9 @@ def test_collect_attributes_every_deal_to_both_seats() -> None:
                         expected_done[mine[-1], n] = True
                 history[n] = []
     assert expected_done.sum() > 10
-    np.testing.assert_array_equal(buf.rewards, expected)
-    np.testing.assert_array_equal(buf.dones, expected_done)
-    assert buf.learn.all() and len(deal_rewards["self"]) == deals
+    np.testing.assert_array_equal(buf.rewards[CARRY:], expected)
+    np.testing.assert_array_equal(buf.dones[CARRY:], expected_done)
+    assert buf.learn[CARRY:].all() and len(deal_rewards["self"]) == deals
 
 
 @pytest.mark.parametrize("mode", ["full", "rules"])
@@ -180,7 +180,8 @@ def test_assist_and_value_teacher_in_collect(mode: str) -> None:
     replay = VectorEnv(4, seed=3)
     solved = paid = obvious_seen = 0
     last_learn: dict[tuple[int, int], int] = {}
-    for t in range(150):
+    for step in range(150):
+        t = CARRY + step
         for n in range(4):
             s = replay.states[n]
             spent = mode == "full" and s.stock == 0 and s.window in (LEAD, FOLLOW, FINAL)
