@@ -11,7 +11,9 @@ win rates with their 95% intervals.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -50,3 +52,12 @@ def evaluate(bot: PolicyBot, games: int, opponents: Sequence[str] = ("random", "
               f"over {st.games} {units}, {st.points_per_deal:+.2f} game points per deal", flush=True)
         rates[opponent] = st.win_rate
     return rates
+
+
+def parse_args(cls: type, argv: list[str] | None = None, description: str = "") -> Any:
+    """A settings dataclass ``cls`` from ``--kebab-case`` flags, one per field (its default and type)."""
+    p = argparse.ArgumentParser(description=description)
+    for name, default in vars(cls()).items():
+        p.add_argument("--" + name.replace("_", "-"), type=str if default is None else type(default),
+                       default=default)
+    return cls(**vars(p.parse_args(argv)))

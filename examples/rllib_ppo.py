@@ -13,7 +13,6 @@ and is shut down at the end. The trained module plays ``random`` and
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -28,6 +27,7 @@ from ray.rllib.core.columns import Columns
 from sixtysix_env.rllib import MODULE_ID, rllib_config
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import policy_bot  # noqa: E402
 from policy_bot import PolicyBot, evaluate  # noqa: E402
 
 
@@ -56,11 +56,7 @@ class Args:
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for name, default in vars(Args()).items():
-        flag = "--" + name.replace("_", "-")
-        p.add_argument(flag, type=type(default) if default is not None else str, default=default)
-    return Args(**vars(p.parse_args(argv)))
+    return policy_bot.parse_args(Args, argv, __doc__.split("\n")[0])
 
 
 def build(args: Args):  # noqa: ANN201 - an RLlib Algorithm

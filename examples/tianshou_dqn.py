@@ -24,7 +24,6 @@ Q-network then plays ``random`` and ``heuristic`` in the arena as a bot
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
@@ -49,6 +48,7 @@ from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.observation import OBS_SIZE
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import policy_bot  # noqa: E402
 from policy_bot import PolicyBot, evaluate  # noqa: E402
 
 MAX_DEAL_MOVES = 40
@@ -84,12 +84,9 @@ class Args:
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for name, default in vars(Args()).items():
-        p.add_argument("--" + name.replace("_", "-"), type=type(default), default=default)
-    args = Args(**vars(p.parse_args(argv)))
+    args = policy_bot.parse_args(Args, argv, __doc__.split("\n")[0])
     if args.opponent not in ("self", "random"):
-        p.error("--opponent must be self or random")
+        raise SystemExit("--opponent must be self or random")
     return args
 
 

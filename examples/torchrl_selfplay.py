@@ -15,7 +15,6 @@ players, zero-sum). The trained network then plays ``random`` and
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -33,6 +32,7 @@ from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.observation import OBS_SIZE
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import policy_bot  # noqa: E402
 from policy_bot import PolicyBot, evaluate  # noqa: E402
 
 GROUP = "players"
@@ -56,10 +56,7 @@ class Args:
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for name, default in vars(Args()).items():
-        p.add_argument("--" + name.replace("_", "-"), type=type(default), default=default)
-    return Args(**vars(p.parse_args(argv)))
+    return policy_bot.parse_args(Args, argv, __doc__.split("\n")[0])
 
 
 def make_env(seed: int) -> PettingZooWrapper:
