@@ -52,7 +52,7 @@ from sixtysix_env.knowledge import PlayerView, sample_state
 from .base import BaseAgent, require_turn
 from .pimc import PimcAgent
 from .rules import obvious_action, view_rule_action
-from .search.budget import MAX_UNITS, Anytime, OutOfTime
+from .search.budget import MAX_UNITS, Anytime, OutOfTime, gc_paused
 from .search.determinized import CLOSE_MARGIN, playout_value, solvable
 from .search.solver import Solver, terminal_value
 
@@ -115,10 +115,11 @@ class IsmctsAgent(Anytime, BaseAgent):
             return a
         if not view.talon_open:
             return self._phase2.act(view)
-        try:
-            return self._search(view)
-        finally:
-            self.solver.clear()
+        with gc_paused():  # until the tables are freed
+            try:
+                return self._search(view)
+            finally:
+                self.solver.clear()
 
     def _search(self, view: PlayerView) -> int:
         root = self.search_tree(view)

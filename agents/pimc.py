@@ -33,7 +33,7 @@ from sixtysix_env.knowledge import PlayerView
 
 from .base import BaseAgent, require_turn
 from .rules import obvious_action, view_rule_action
-from .search.budget import MAX_UNITS, Anytime, Deadline, OutOfTime
+from .search.budget import MAX_UNITS, Anytime, Deadline, OutOfTime, gc_paused
 from .search.determinized import world_action_values
 from .search.inference import OpponentModel
 from .search.solver import Solver
@@ -76,11 +76,12 @@ class PimcAgent(Anytime, BaseAgent):
             return a
         deadline = self.deadline()
         self.solver.stop_when(None if deadline is None else deadline.passed)
-        try:
-            return self._search(view, deadline)
-        finally:
-            self.solver.stop_when(None)
-            self.solver.clear()
+        with gc_paused():  # until the tables are freed
+            try:
+                return self._search(view, deadline)
+            finally:
+                self.solver.stop_when(None)
+                self.solver.clear()
 
     def _search(self, view: PlayerView, deadline: Deadline | None) -> int:
         if view.stock == 0:

@@ -22,7 +22,10 @@ interrupts a bot still thinking at the deadline, so a bot stuck in a Python
 loop cannot hang the arena. The alarm raises :class:`MoveTimeout`, a
 ``BaseException``, so a bot's ``except Exception`` cannot swallow it. Code
 that never returns to the Python interpreter (a long C call) is only caught
-when it returns. Timeouts depend on machine load, so runs with a
+when it returns. Python's cyclic garbage collector is paused during a move
+(``agents.search.budget.gc_paused``): a full collection over another bot's
+tables could take tens of milliseconds, charged to whoever moved. Timeouts
+depend on machine load, so runs with a
 ``move_time`` are reproducible only as long as no bot comes near its limit.
 
 A bot's exception may name its own forfeit reason in a ``forfeit_reason``
@@ -52,12 +55,10 @@ from sixtysix_env.knowledge import PlayerView, view
 from sixtysix_env.seeding import derive_seed
 
 from .base import Agent
+from .search.budget import MAX_MOVE_TIME, gc_paused
 
 UNITS = ("match", "deal")
 TIMEOUT, EXCEPTION, ILLEGAL = "timeout", "exception", "illegal"
-# The longest per-move limit: setitimer overflows a little above 1e9 seconds, so a limit
-# is capped well below that (about 11.6 days, far beyond any game) and checked up front.
-MAX_MOVE_TIME = 1e6
 
 
 def check_move_time(value: Any) -> float | None:
@@ -330,7 +331,8 @@ def _loop(
                 if alarm:
                     _ARMED[0] = True
                     signal.setitimer(signal.ITIMER_REAL, move_time)
-                action = decide(agent, v, raw.game_state)
+                with gc_paused():  # a collection (of anyone's garbage) never lands inside a timed move
+                    action = decide(agent, v, raw.game_state)
             finally:
                 _ARMED[0] = False
                 if alarm:

@@ -26,6 +26,7 @@ from typing import Any
 from . import plugins
 from .base import Agent
 from .rules import ASSIST_MODES, assist_mode
+from .search.budget import MAX_MOVE_TIME
 
 PLUGIN = "plugin"  # parse_spec's name for a bot from outside the package (agents.plugins)
 
@@ -79,6 +80,9 @@ class BotInfo:
     names_itself: bool = False  # the bot's own name is kept (not replaced by the canonical spec)
 
 
+MOVE_TIME = Param(float, None, 0.001, "seconds per move: an anytime search that stops in time (the game's "
+                  "--move-time, if smaller, applies; default: the fixed search)", MAX_MOVE_TIME)
+
 KNOWN_AGENTS: dict[str, BotInfo] = {
     b.name: b
     for b in (
@@ -94,6 +98,7 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
                 "worlds": Param(int, 64, 1, "worlds sampled per decision"),
                 "depth": Param(int, 1, 1, "decisions searched by minimax before playouts (talon open)"),
                 "infer": Param(int, 0, 0, "1: worlds respect what the opponent's leads revealed", 1),
+                "move_time": MOVE_TIME,
             },
         ),
         BotInfo(
@@ -105,6 +110,7 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
                 "worlds": Param(int, 64, 1, "worlds sampled per decision once the talon is closed"),
                 "infer": Param(int, 1, 0, "1: worlds respect what the opponent's leads revealed "
                                           "(agents.search.inference); 0: uniform worlds", 1),
+                "move_time": MOVE_TIME,
             },
         ),
         BotInfo(

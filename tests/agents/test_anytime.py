@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
 
 from agents import make_agent
 from agents.play import play_game
+from agents.random_agent import RandomAgent
 from agents.rules import obvious_action, view_rule_action
 from agents.search.budget import MARGIN_SHARE, MIN_MARGIN, Deadline, OutOfTime, effective_budget
 from agents.search.solver import Solver
@@ -91,8 +93,9 @@ def test_solver_stops_when_told():
 @pytest.mark.parametrize("spec", ["pimc", "ismcts"])
 def test_search_bots_use_the_budget_and_stop(spec):
     """Real time, so loosely: the fixed search would take seconds at these settings."""
-    bot = make_agent(f"{spec}:worlds=5000" if spec == "pimc" else f"{spec}:iterations=100000", seed=2)
-    bot.move_time = 0.1
+    bot = make_agent(f"{spec}:worlds=5000,move_time=0.1" if spec == "pimc"
+                     else f"{spec}:iterations=100000,move_time=0.1", seed=2)
+    assert bot.budget == 0.1
     for v in searched_views(4):
         start = time.perf_counter()
         bot.act(v)
@@ -106,3 +109,45 @@ def test_play_game_hands_the_move_time_to_the_bots():
     assert a.budget == 0.05 and b.budget == 0.05 and b._phase2.budget == 0.05
     play_game(a, b, seed=5, unit="deal")
     assert a.budget is None and b.budget is None
+
+
+@pytest.mark.parametrize("spec", ["pimc", "ismcts"])
+def test_move_time_is_a_spec_parameter(spec):
+    bot = make_agent(f"{spec}:move_time=0.25", seed=1)
+    assert bot.move_time == 0.25 and bot.budget == 0.25
+    bot.game_start(0, "match", 0.1)  # the game's limit is smaller: it applies
+    assert bot.budget == 0.1
+    assert make_agent(spec, seed=1).budget is None  # no move_time: the fixed search
+    for bad in ("0", "-1", "nan", "inf", "1e7", "fast"):
+        with pytest.raises(ValueError, match="move_time"):
+            make_agent(f"{spec}:move_time={bad}")
+
+
+def test_no_garbage_collection_lands_inside_a_timed_move():
+    """A full collection over another bot's tables took 35-40 ms: the play loop pauses it per move."""
+    seen = []
+
+    class Probe(RandomAgent):
+        def act(self, view):
+            seen.append(gc.isenabled())
+            return super().act(view)
+
+    assert gc.isenabled()
+    play_game(Probe(seed=1), make_agent("random", seed=2), seed=3, unit="deal", move_time=5.0)
+    assert seen and not any(seen) and gc.isenabled()
+
+
+@pytest.mark.parametrize("spec", ["pimc:worlds=2", "ismcts:iterations=20"])
+def test_search_bots_pause_the_collector_while_they_search(spec):
+    """Also outside the play loop (a user's own loop): no collection walks the search's tables."""
+    bot, seen = make_agent(spec, seed=1), []
+    search = bot._search
+
+    def probe(*args):
+        seen.append(gc.isenabled())
+        return search(*args)
+
+    bot._search = probe
+    for v in searched_views(3):
+        bot.act(v)
+    assert seen == [False] * 3 and gc.isenabled()
