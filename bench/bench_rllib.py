@@ -1,20 +1,23 @@
 """RLlib sampling speed through :mod:`sixtysix_env.rllib`, next to a plain loop over the same env.
 
     pip install -e ".[rllib]"
-    python bench/bench_rllib.py [--runners 2] [--steps 20000]
+    python bench/bench_rllib.py [--runners 2] [--steps 40000] [--tables 128]
 
-Three figures, in environment steps (moves) per second:
+Figures in moves (decisions, RLlib's agent steps) per second:
 
 - plain loop: one :class:`SixtySixMultiAgentEnv` stepped with random legal
-  actions in this process (the ceiling: the env's own cost);
-- RLlib, one env per runner: ``num_envs_per_env_runner=1`` (RLlib's default),
-  i.e. one module forward and one episode update per move;
-- RLlib as :func:`sixtysix_env.rllib.rllib_config` sets it up: 64 envs per
-  runner, so one batched forward serves many moves.
+  actions in this process (the env's own cost);
+- RLlib, one-table env, 1 and 64 envs per runner
+  (``rllib_config(tables=0)``): RLlib's per-move bookkeeping (episodes,
+  connectors, metrics) on top of one forward per vector step;
+- RLlib as :func:`sixtysix_env.rllib.rllib_config` sets it up: one
+  :class:`SixtySixTablesEnv` of ``--tables`` tables per runner, one env step
+  a move at every live table. RLlib's own ``num_env_steps_sampled`` counts
+  those env steps, up to ``tables`` times fewer than the moves shown here.
 
-The RLlib figures time ``sample()`` calls (one rollout fragment per env, as
-training makes them) on all remote env runners at once, after a warm-up,
-the policy being the untrained action-masking module.
+The RLlib figures time ``sample()`` calls (one rollout fragment, as training
+makes them) on all remote env runners at once, after a warm-up, the policy
+being the untrained action-masking module.
 """
 
 from __future__ import annotations
@@ -42,26 +45,29 @@ def plain_loop(steps: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def rllib_sampling(runners: int, envs_per_runner: int, steps: int) -> float:
-    """Steps per second of ``runners`` remote env runners sampling ``steps`` steps in all."""
-    config = rllib_config(PPOConfig(), env_runners=runners, envs_per_runner=envs_per_runner,
+def sample_moves(runner, n: int) -> int:  # noqa: ANN001 - an RLlib EnvRunner
+    """Moves sampled by ``runner`` in ``sample()`` calls until at least ``n``.
+
+    Not ``sample(num_timesteps=n)``: RLlib re-validates every finished
+    episode of a call at each step (quadratic).
+    """
+    done = 0
+    while done < n:
+        done += sum(e.agent_steps() for e in runner.sample())
+    return done
+
+
+def rllib_sampling(runners: int, envs_per_runner: int, tables: int, steps: int) -> float:
+    """Moves per second of ``runners`` remote env runners sampling ``steps`` moves in all."""
+    config = rllib_config(PPOConfig(), env_runners=runners, envs_per_runner=envs_per_runner, tables=tables,
                           env_config={"episode": "deal"})
     algo = config.build_algo()
     try:
         group = algo.env_runner_group
         per_runner = max(1, steps // runners)
-
-        def sample(runner, n=per_runner):  # noqa: ANN001, ANN202
-            # sample() as training calls it: one fragment per env. Not sample(num_timesteps=n):
-            # RLlib re-validates every finished episode of a call at each step (quadratic).
-            done = 0
-            while done < n:
-                done += sum(e.env_steps() for e in runner.sample())
-            return done
-
-        group.foreach_env_runner(lambda r: sample(r, n=200), local_env_runner=False)  # warm-up
+        group.foreach_env_runner(lambda r: sample_moves(r, 1000), local_env_runner=False)  # warm-up
         start = time.perf_counter()
-        done = sum(group.foreach_env_runner(sample, local_env_runner=False))
+        done = sum(group.foreach_env_runner(lambda r: sample_moves(r, per_runner), local_env_runner=False))
         return done / (time.perf_counter() - start)
     finally:
         algo.stop()
@@ -70,18 +76,24 @@ def rllib_sampling(runners: int, envs_per_runner: int, steps: int) -> float:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--runners", type=int, default=2)
-    p.add_argument("--steps", type=int, default=20_000)
+    p.add_argument("--steps", type=int, default=40_000, help="moves per RLlib figure (a quarter for 1 env)")
+    p.add_argument("--tables", type=int, default=128, help="tables per env of the default setup")
     args = p.parse_args()
-    print(f"plain loop (1 process):            {plain_loop(args.steps):8.0f} steps/s", flush=True)
+    print(f"plain loop (1 process):                {plain_loop(args.steps):8.0f} moves/s", flush=True)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     ray.init(num_cpus=args.runners + 1, include_dashboard=False, _node_ip_address="127.0.0.1",
              logging_level="WARNING", log_to_driver=False)
     try:
-        for envs in (1, 64):
-            rate = rllib_sampling(args.runners, envs, args.steps // (1 if envs > 1 else 4))
-            print(f"RLlib, {args.runners} runners x {envs:2d} envs:         {rate:8.0f} steps/s", flush=True)
+        for label, envs, tables, steps in (
+            ("one-table env x  1", 1, 0, args.steps // 4),
+            ("one-table env x 64", 64, 0, args.steps),
+            (f"1 env of {args.tables} tables", 1, args.tables, args.steps),
+        ):
+            rate = rllib_sampling(args.runners, envs, tables, steps)
+            print(f"RLlib, {args.runners} runners, {label:18s}: {rate:8.0f} moves/s", flush=True)
     finally:
         ray.shutdown()
+    print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@
     python examples/rllib_ppo.py --env-runners 8 --learners 2      # bigger machine: configuration only
 
 Both seats share one ``ActionMaskingTorchRLModule`` (RLlib's example module:
-illegal logits masked out) through :mod:`sixtysix_env.rllib`. Ray runs on
+illegal logits masked out) through :mod:`sixtysix_env.rllib`; each env runner
+steps one ``SixtySixTablesEnv`` of ``--tables`` tables (a move at every table
+per env step: RLlib's per-step costs shared by many moves; ``--tables 0``: the
+one-table env, ``--envs-per-runner`` of them). Steps are moves throughout. Ray runs on
 this machine, bound to 127.0.0.1 (``--address`` joins a cluster instead),
 and is shut down at the end. The trained module plays ``random`` and
 ``heuristic`` in the arena as a bot (:mod:`policy_bot`).
@@ -34,15 +37,17 @@ from policy_bot import PolicyBot, evaluate  # noqa: E402
 @dataclass
 class Args:
     total_steps: int = 200_000
-    """Environment steps (both players' moves) to train for."""
+    """Moves (both players', all tables) to train for."""
     env_runners: int = 2
     """RLlib env runners (sampling processes)."""
-    envs_per_runner: int = 64
+    envs_per_runner: int = 1
     """Envs each runner steps together (one batched forward per step)."""
+    tables: int = 128
+    """Tables in each env: one env step is a move at every table (0: the one-table env)."""
     learners: int = 0
     """Learner processes (0: learn in the main process)."""
     batch: int = 4096
-    """Env steps per training iteration."""
+    """Moves per training iteration."""
     lr: float = 3e-4
     """Adam learning rate."""
     episode: str = "deal"
@@ -61,7 +66,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 def build(args: Args):  # noqa: ANN201 - an RLlib Algorithm
     config = rllib_config(PPOConfig(), env_runners=args.env_runners, envs_per_runner=args.envs_per_runner,
-                          learners=args.learners, env_config={"episode": args.episode})
+                          tables=args.tables, learners=args.learners, env_config={"episode": args.episode})
     config = config.training(lr=args.lr, train_batch_size_per_learner=args.batch,
                              minibatch_size=min(512, args.batch), num_epochs=4, entropy_coeff=0.01,
                              gamma=1.0, lambda_=0.95)
@@ -72,12 +77,12 @@ def train(algo, args: Args) -> None:  # noqa: ANN001
     steps, start = 0, time.perf_counter()
     while steps < args.total_steps:
         result = algo.train()
-        steps = int(result["num_env_steps_sampled_lifetime"])
         runners = result.get("env_runners", {})
+        steps = int(runners.get("num_module_steps_sampled_lifetime", {}).get(MODULE_ID, 0))  # moves
         ret = runners.get("module_episode_returns_mean", {}).get(MODULE_ID, float("nan"))
         length = runners.get("episode_len_mean", float("nan"))
         print(f"train steps {steps:>8}  {steps / (time.perf_counter() - start):7.0f} steps/s  "
-              f"episode length {length:5.1f}  return (per seat, zero-sum) {ret:+.3f}", flush=True)
+              f"episode length {length:5.1f} (env steps)  return (per seat, zero-sum) {ret:+.3f}", flush=True)
 
 
 def module_logits(module):  # noqa: ANN001, ANN201

@@ -1,33 +1,47 @@
-"""Sixty-Six for RLlib: a turn-based ``MultiAgentEnv`` (new API stack) over the AEC env.
+"""Sixty-Six for RLlib (new API stack): multi-agent envs and a ready ``AlgorithmConfig``.
 
 ::
 
     from ray.rllib.algorithms.ppo import PPOConfig
-    from sixtysix_env.rllib import SixtySixMultiAgentEnv, rllib_config
+    from sixtysix_env.rllib import rllib_config
 
     config = rllib_config(PPOConfig(), env_runners=2)   # env, shared masked policy, sampling settings
     algo = config.build_algo()
 
-Agents ``player_0`` and ``player_1``; only the player to act gets an
-observation, ``{"observations": (312,) float32, "action_mask": (32,) float32}``,
-the layout RLlib's action-masking RLModule
-(``ray.rllib.examples.rl_modules.classes.action_masking_rlm``) expects. Each
-step carries the rewards of both players (zero-sum, as in the AEC env); at
-the end both get a last observation and ``terminateds["__all__"]``.
+Two envs, the same observations: the player to act gets
+``{"observations": (312,) float32, "action_mask": (32,) float32}``, the
+layout RLlib's action-masking RLModule
+(``ray.rllib.examples.rl_modules.classes.action_masking_rlm``) expects.
 ``config`` takes the keyword arguments of :func:`sixtysix_env.env`
 (``episode``, ``reward``, ``illegal_action``, ...).
 
-Illegal actions: the default here is ``illegal_action="lose"`` (the episode
-ends, the offender gets ``-illegal_penalty``): RLlib's env check before
-training samples unmasked random actions, and a masked policy never plays
-one. Pass ``illegal_action="raise"`` (and ``disable_env_checking=True``) to
-make any illegal action an error instead.
+- :class:`SixtySixMultiAgentEnv`: one table, turn-based. Agents ``player_0``
+  and ``player_1``; each step carries the rewards of both players (zero-sum,
+  as in the AEC env); at the end both get a last observation and
+  ``terminateds["__all__"]``.
+- :class:`SixtySixTablesEnv` (what :func:`rllib_config` uses): ``tables``
+  tables (``config["tables"]``, default 64) in one env, agents
+  ``t{i}_player_{j}``. A step acts for the player to act at every live
+  table; each table is exactly a :class:`SixtySixMultiAgentEnv` episode (its
+  two agents get their rewards and ``terminateds[agent]=True`` when it ends),
+  and a finished table waits for the others: an agent cannot come back
+  within an RLlib episode.
 
-Throughput: RLlib pays per environment step (one module forward per step,
-episode bookkeeping), so sample many envs per runner, each a cheap raw AEC
-env driven directly here (no PettingZoo wrapper, no conversion of the whole
-infos): :func:`rllib_config` sets ``num_envs_per_env_runner`` and long
-rollout fragments; ``bench/bench_rllib.py`` measures the difference.
+Illegal actions: the default here is ``illegal_action="lose"`` (the episode,
+or the table's, ends; the offender gets ``-illegal_penalty``): RLlib's env
+check before training samples unmasked random actions, and a masked policy
+never plays one. Pass ``illegal_action="raise"`` (and
+``disable_env_checking=True``) to make any illegal action an error instead.
+
+Throughput: RLlib pays per move (episode bookkeeping, connectors and metrics
+for every agent step: most of the time, the env itself a few percent) and
+per env step and episode (one forward, callbacks, episode objects). Many
+tables in one env spread the second kind over ``tables`` moves: with 2 env
+runners, 128 tables sample about twice as many moves per second as 64
+one-table envs per runner (``bench/bench_rllib.py``). :func:`rllib_config`
+counts steps in moves (``count_steps_by="agent_steps"``), so batch sizes
+mean moves; RLlib's ``num_env_steps_*`` metrics count env steps, up to
+``tables`` times fewer.
 """
 
 from __future__ import annotations
@@ -95,14 +109,79 @@ class SixtySixMultiAgentEnv(MultiAgentEnv):
         return {"observations": obs["observation"], "action_mask": obs["action_mask"].astype(np.float32)}
 
 
-def rllib_config(config: Any, *, env_runners: int = 2, envs_per_runner: int = 64, learners: int = 0,
-                 env_config: dict[str, Any] | None = None) -> Any:
+def table_agent(table: int, player: str) -> str:
+    """The agent id of ``player`` at table ``table``: ``t3_player_1``."""
+    return f"t{table}_{player}"
+
+
+class SixtySixTablesEnv(MultiAgentEnv):
+    """``tables`` tables in one env: each step acts for the player to act at every live table.
+
+    One env step carries one decision per table, so RLlib's fixed costs per
+    env step (connectors, one batched forward, callbacks) serve ``tables``
+    moves. Agents are ``t{i}_player_{j}``; each table plays one episode of
+    :class:`SixtySixMultiAgentEnv` (same ``config``), its two agents end with
+    ``terminateds[agent]=True`` and their deal rewards, and the table then
+    sits out until every table has finished (``terminateds["__all__"]``): an
+    agent cannot come back in an RLlib episode.
+    """
+
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        config = dict(config or {})
+        n = int(config.pop("tables", 64))
+        self.tables = [SixtySixMultiAgentEnv(config) for _ in range(n)]
+        self._ids = [{p: table_agent(t, p) for p in PLAYER_IDS} for t in range(n)]
+        self._of = {aid: (t, p) for t, ids in enumerate(self._ids) for p, aid in ids.items()}
+        self.agents = self.possible_agents = list(self._of)
+        self.observation_spaces = {a: observation_space() for a in self.agents}
+        self.action_spaces = {a: gym.spaces.Discrete(N_ACTIONS) for a in self.agents}
+        self._live: list[int] = []
+        self._rng: np.random.Generator | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        obs: dict[str, Any] = {}
+        for t, env in enumerate(self.tables):
+            table_seed = None if self._rng is None else int(self._rng.integers(2**31))
+            o, _ = env.reset(seed=table_seed, options=options)
+            ids = self._ids[t]
+            obs.update({ids[p]: v for p, v in o.items()})
+        self._live = list(range(len(self.tables)))
+        return obs, {}
+
+    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        obs: dict[str, Any] = {}
+        rewards: dict[str, float] = {}
+        terms: dict[str, bool] = {}
+        live = []
+        for t in self._live:
+            env, ids = self.tables[t], self._ids[t]
+            p = env.aec.agent_selection
+            o, r, term, _, _ = env.step({p: action_dict[ids[p]]})
+            obs.update({ids[q]: v for q, v in o.items()})
+            rewards.update({ids[q]: v for q, v in r.items() if v or q == p})
+            if term["__all__"]:
+                terms[ids[PLAYER_IDS[0]]] = terms[ids[PLAYER_IDS[1]]] = True
+            else:
+                live.append(t)
+        self._live = live
+        terms["__all__"] = not live
+        return obs, rewards, terms, {"__all__": False}, {}
+
+
+def rllib_config(config: Any, *, env_runners: int = 2, envs_per_runner: int = 1, tables: int = 128,
+                 learners: int = 0, env_config: dict[str, Any] | None = None) -> Any:
     """``config`` (an ``AlgorithmConfig``, e.g. ``PPOConfig()``) set up for Sixty-Six self-play.
 
-    The env, one shared action-masking module for both seats, and the
-    sampling settings that keep the env runners busy: ``envs_per_runner``
-    envs per runner, sampled in fragments of ``16 * envs_per_runner`` steps, one
-    torch thread per runner. Scales by these arguments alone.
+    The env (``envs_per_runner`` :class:`SixtySixTablesEnv` of ``tables``
+    tables per runner; ``tables=0``: the one-table
+    :class:`SixtySixMultiAgentEnv`), one shared action-masking module for
+    every seat, steps counted in moves (``count_steps_by="agent_steps"``:
+    an env step of the tables env is up to ``tables`` moves), one torch
+    thread per runner. Scales by these arguments alone.
     """
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -111,15 +190,27 @@ def rllib_config(config: Any, *, env_runners: int = 2, envs_per_runner: int = 64
     spec = RLModuleSpec(module_class=ActionMaskingTorchRLModule, observation_space=observation_space(),
                         action_space=gym.spaces.Discrete(N_ACTIONS),
                         model_config={"head_fcnet_hiddens": [256, 256]})
+    env_config = dict(env_config or {})
+    env_cls = SixtySixTablesEnv if tables else SixtySixMultiAgentEnv
+    if tables:
+        env_config["tables"] = tables
     return (
-        config.environment(SixtySixMultiAgentEnv, env_config=dict(env_config or {}))
+        config.environment(env_cls, env_config=env_config)
         .framework("torch")
         .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=envs_per_runner,
-                     rollout_fragment_length=16, num_cpus_per_env_runner=1)
+                     rollout_fragment_length="auto", num_cpus_per_env_runner=1)
         .learners(num_learners=learners)
-        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=lambda agent_id, episode, **kw: MODULE_ID)
+        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=shared_module, count_steps_by="agent_steps")
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE_ID: spec}))
     )
 
 
-__all__ = ["MODULE_ID", "SixtySixMultiAgentEnv", "observation_space", "rllib_config"]
+def shared_module(agent_id: str, episode: Any, **kwargs: Any) -> str:
+    """Every agent (both seats of every table) plays the one shared module: self-play."""
+    return MODULE_ID
+
+
+__all__ = [
+    "MODULE_ID", "SixtySixMultiAgentEnv", "SixtySixTablesEnv", "observation_space", "rllib_config",
+    "shared_module", "table_agent",
+]
