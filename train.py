@@ -53,7 +53,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,10 +65,12 @@ import torch
 from agents import checkpoint
 from agents.arena import PairingStats
 from agents.nets import PolicyNet, ValueNet, masked_distribution
+from sixtysix_env.batched.vector import SelfPlayEnv
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.seeding import derive_seed
 from sixtysix_env.vector import VectorEnv
 from training import evaluation, run_folder
+from training.batched_rollout import check_config, collect_batched
 from training.config import (
     VALUE_TEACHER,
     Config,
@@ -125,6 +127,8 @@ def start(cfg: Config, folder: Path, resume: bool, overrides: dict[str, Any]) ->
     ckpt = None
     if resume:
         ckpt, cfg = resume_from(folder / "last.pt", overrides)
+    if cfg.engine == "batched":
+        check_config(cfg)
     torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)
     policy = PolicyNet(OBS_SIZE, cfg.hidden)
@@ -228,13 +232,13 @@ def loop(run: Run, seed: int, teacher: Teacher | None, logger: Logger) -> None:
     evaluate, log."""
     cfg = run.cfg
     N, T = cfg.num_envs, cfg.rollout_steps
-    venv = VectorEnv(N, seed=seed, episode=cfg.episode, full_obs=True)
     opponents = Opponents(cfg, N, run.rng)
     buf = Rollout(T, N, critic_size(cfg))
-    last_eval = run.global_step
+    collect = tables(cfg, seed, opponents, buf, teacher)
+    last_eval, began = run.global_step, time.monotonic()
     while run.global_step < cfg.end_steps():
         if cfg.anneal_lr:
-            frac = max(0.0, 1.0 - run.global_step / cfg.total_steps)
+            frac = cfg.lr_floor + (1 - cfg.lr_floor) * max(0.0, 1.0 - run.global_step / cfg.total_steps)
             run.optimizer.param_groups[0]["lr"] = cfg.learning_rate * frac
         run.snapshot_net.load_state_dict(run.snapshots[int(run.rng.integers(len(run.snapshots)))]
                                      if run.snapshots else run.policy.state_dict())
@@ -243,8 +247,7 @@ def loop(run: Run, seed: int, teacher: Teacher | None, logger: Logger) -> None:
 
         # 1-2. collect T steps at N tables, per-seat GAE
         t0 = time.perf_counter()
-        deal_rewards = collect(venv, opponents, run.policy, run.critic, run.snapshot_net, buf,
-                               run.rng, teacher if teacher_w > 0 else None, cfg.assist)
+        deal_rewards = collect(run, teacher_w > 0)
         collect_s = time.perf_counter() - t0
         closed, next_values = buf.open_ends()  # each seat's open transition waits for the next rollout
         adv, ret = compute_gae(buf.rewards, buf.values, buf.dones, buf.seats, closed, next_values,
@@ -272,7 +275,7 @@ def loop(run: Run, seed: int, teacher: Teacher | None, logger: Logger) -> None:
             "losses/explained_variance": explained_variance(batch.returns.numpy(), batch.values.numpy()),
         }
         metrics.update(reward_metrics(deal_rewards))
-        finished = run.global_step >= cfg.end_steps()
+        finished = run.global_step >= cfg.end_steps() or out_of_time(cfg, began)
         if run.update % cfg.checkpoint_every == 0 or finished:
             save(run, run.dir / "last.pt", full=True)  # before evaluating: a failed evaluation loses nothing
         if (cfg.eval_every > 0 and run.global_step - last_eval >= cfg.eval_every) or finished:
@@ -280,6 +283,28 @@ def loop(run: Run, seed: int, teacher: Teacher | None, logger: Logger) -> None:
             metrics.update(evaluate(run))
         logger.log(run.global_step, metrics)
         logger.progress(run.global_step, f"sps={metrics['charts/sps']:.0f} {evaluation.note(run.final)}")
+        if finished:
+            break
+
+
+Collect = Callable[[Run, bool], dict[str, list[float]]]
+
+
+def tables(cfg: Config, seed: int, opponents: Opponents, buf: Rollout, teacher: Teacher | None) -> Collect:
+    """The training tables on the config's engine, as ``collect(run, teach)``: one rollout into
+    ``buf`` (``teach``: the teacher labels it), returning the deal rewards per opponent kind."""
+    if cfg.engine == "batched":
+        env = SelfPlayEnv(cfg.num_envs, seed, episode=cfg.episode, full_obs=True)
+        return lambda run, teach: collect_batched(env, opponents, run.policy, run.critic, run.snapshot_net,
+                                                  buf, run.rng, cfg.drop_forced)
+    venv = VectorEnv(cfg.num_envs, seed=seed, episode=cfg.episode, full_obs=True)
+    return lambda run, teach: collect(venv, opponents, run.policy, run.critic, run.snapshot_net, buf, run.rng,
+                                      teacher if teach else None, cfg.assist, cfg.drop_forced)
+
+
+def out_of_time(cfg: Config, began: float) -> bool:
+    """The run's ``time_limit`` (minutes of this invocation) is spent."""
+    return cfg.time_limit > 0 and time.monotonic() - began >= 60 * cfg.time_limit
 
 
 def check_finite(run: Run) -> None:
@@ -358,11 +383,12 @@ def report(run: Run) -> str:
         lines.append(f"nothing trained: the run was already at step {run.global_step:,} "
                      f"(total_steps {cfg.total_steps:,}, stop_steps {cfg.stop_steps:,})")
     best = f" (the best evaluated so far: {d / 'best.pt'})" if (d / "best.pt").exists() else ""
+    bot = f"ppo:{d / 'last.pt'}" + (f",assist={cfg.assist}" if cfg.assist != "full" else "")  # as trained
     lines += [
         f"checkpoint: {d / 'last.pt'}{best}",
         f"metrics:    {d / 'metrics.csv'}" + (f" (tensorboard --logdir {d})" if cfg.tensorboard else ""),
-        f"play it:    sixtysix arena ppo:{d / 'last.pt'} heuristic --games 200",
-        f"measure it: sixtysix arena ppo:{d / 'last.pt'} pimc --games 400 --workers 2",
+        f"play it:    sixtysix arena {bot} heuristic --games 200",
+        f"measure it: sixtysix arena {bot} pimc --games 400 --workers 2",
         f"go on:      {resume_command(run)} total_steps={2 * cfg.total_steps}",
     ]
     return "\n".join(lines)

@@ -29,6 +29,7 @@ from agents.rules import ASSIST_MODES, assist_mode
 from sixtysix_env.vector import EPISODES
 
 VALUE_TEACHER = "pimc-values"  # the teacher that distils PIMC's action values (not a bot spec)
+ENGINES = ("scalar", "batched")  # what steps the training tables (training.batched_rollout)
 OPPONENT_PREFIX = "opp_"  # opp_<kind>: the weight of the tables against that opponent kind
 
 T = TypeVar("T")
@@ -137,6 +138,9 @@ class Config:
     total_steps: int = knob(2_000_000, "environment steps (decisions at all tables, opponents' "
                             "included) to train for; the learning-rate and teacher schedules end "
                             "here", AT_LEAST_1)
+    time_limit: float = knob(0.0, "stop after this many minutes of training (checked after each "
+                             "update; then the last checkpoint and the final evaluation as at the end; "
+                             "0: no limit)", AT_LEAST_0)
     stop_steps: int = knob(0, "stop once this many environment steps are done, the schedules still "
                            "running to total_steps (0: total_steps); how a run stopped by hand is "
                            "redone", AT_LEAST_0)
@@ -144,11 +148,17 @@ class Config:
     num_envs: int = knob(128, "tables stepped together; the network sees batches of this size", AT_LEAST_1)
     rollout_steps: int = knob(64, "steps per table between two updates (a batch is num_envs * "
                               "rollout_steps decisions)", AT_LEAST_1)
+    engine: str = knob("scalar", "'scalar': the tables are sixtysix_env.vector.VectorEnv (every opponent "
+                       "kind, assist, the teacher); 'batched': the torch engine sixtysix_env.batched "
+                       "(several times faster collection; assist 'none', no teacher)", one_of(ENGINES))
     episode: str = knob("match", "'match': tables play whole matches (deal rewards, every match score "
                         "seen); 'deal': 0:0 deals", one_of(EPISODES))
     # --- PPO
     learning_rate: float = knob(1e-3, "Adam step size", above(0))
-    anneal_lr: bool = knob(True, "decay the learning rate linearly to 0 over total_steps")
+    anneal_lr: bool = knob(True, "decay the learning rate linearly over total_steps, to "
+                           "lr_floor * learning_rate")
+    lr_floor: float = knob(0.0, "with anneal_lr: the share of learning_rate left at the end (0: decay to "
+                           "0; a long self-play run keeps learning with some left)", between(0, 1))
     gamma: float = knob(1.0, "discount per own decision (a deal is short and its reward comes at the "
                         "end)", between(0, 1))
     gae_lambda: float = knob(0.95, "GAE lambda", between(0, 1))
@@ -189,6 +199,8 @@ class Config:
                               "linearly to teacher_min", AT_LEAST_1)
     teacher_min: float = knob(10.0, "teacher weight after teacher_steps (equal to teacher_coef: a "
                               "constant weight; 0: the teacher fades out and PPO alone goes on)", AT_LEAST_0)
+    drop_forced: bool = knob(False, "a move with one legal action is not a learner step (the policy "
+                             "plays it, nothing is learnt from it)")
     torch_threads: int = knob(1, "torch.set_num_threads for the whole run", AT_LEAST_1)
     # --- the opponents (training.opponents.KINDS: one opp_<kind> weight each)
     opp_self: float = weight(0.45, "self-play tables (the current policy in both seats, both learn)")

@@ -180,13 +180,15 @@ def collect(
     rng: np.random.Generator,
     teacher: Teacher | None = None,
     assist: str = "none",
+    drop_forced: bool = False,
 ) -> dict[str, list[float]]:
     """Fill ``buf`` with one rollout (after the transitions it carries over,
     :meth:`Rollout.clear`); returns, per opponent kind, the learner's reward
     of every deal that ended (self-play: the winner's). ``teacher`` (or None)
     labels the learner's rows for kickstarting. ``assist`` (``Config.assist``)
     scripts the policy's seats' obvious moves (``rules``) and, once the talon
-    is spent, the exact endgame too (``full``)."""
+    is spent, the exact endgame too (``full``). ``drop_forced``: a move with
+    one legal action is not a learner step either (the policy still plays it)."""
     buf.clear()
     cin = slice(0, buf.critic_obs.shape[2])
     py_rng = random.Random(int(rng.integers(2**31)))
@@ -207,6 +209,8 @@ def collect(
                 if a is not None:
                     scripted[n] = a
                     learn[n] = False
+        if drop_forced:
+            learn &= buf.masks[t].sum(1) > 1
         buf.learn[t] = learn
         if teacher is not None:
             teacher.label(t, np.flatnonzero(learn).tolist(), venv, views)
@@ -215,7 +219,7 @@ def collect(
         venv.step(actions)
         record_rewards(t, buf.seats[t], learn, venv.deal_done, venv.rewards, buf.last_t,
                        buf.rewards, buf.dones)
-        _book_deals(venv, opponents, deal_rewards)
+        book_deals(venv.deal_done, venv.match_done, venv.rewards, venv.episode, opponents, deal_rewards)
     if teacher is not None:
         teacher.finish(buf.labelled, buf.teacher, buf.teacher_values)
     return deal_rewards
@@ -239,9 +243,8 @@ def _choose(t: int, venv: VectorEnv, opponents: Opponents, policy: PolicyNet, cr
         if len(snap):
             actions[snap] = sample_actions(snapshot_net(obs_t[snap]), mask_t[snap])[0].numpy()
     rand = np.flatnonzero(~learn & opponents.played_by(RANDOM))
-    if len(rand):  # uniform over legal actions: the argmax of random keys on legal slots
-        keys = rng.random((len(rand), N_ACTIONS))
-        actions[rand] = np.argmax(np.where(buf.masks[t][rand], keys, -1.0), axis=1)
+    if len(rand):
+        actions[rand] = uniform_legal(buf.masks[t][rand], rng)
     for n in np.flatnonzero(~learn & opponents.played_by(BOT)).tolist():
         if n not in scripted:
             actions[n] = opponents.bot(n).act(venv.view_of(n))
@@ -250,14 +253,21 @@ def _choose(t: int, venv: VectorEnv, opponents: Opponents, policy: PolicyNet, cr
     return actions
 
 
-def _book_deals(venv: VectorEnv, opponents: Opponents, deal_rewards: dict[str, list[float]]) -> None:
+def uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of ``masks``: the argmax of random keys on legal slots."""
+    keys = rng.random(masks.shape)
+    return np.argmax(np.where(masks, keys, -1.0), axis=1)
+
+
+def book_deals(deal_done: np.ndarray, match_done: np.ndarray, rewards: np.ndarray, episode: str,
+               opponents: Opponents, deal_rewards: dict[str, list[float]]) -> None:
     """Add the learner's reward of each deal that just ended to its kind's list
     (self-play: the winner's), and draw new opponents where a match (or deal) ended."""
     self_play = opponents.played_by(LEARNER)
-    for n in np.flatnonzero(venv.deal_done).tolist():
-        r = abs(venv.rewards[n, 0]) if self_play[n] else venv.rewards[n, opponents.learner_seat[n]]
+    for n in np.flatnonzero(deal_done).tolist():
+        r = abs(rewards[n, 0]) if self_play[n] else rewards[n, opponents.learner_seat[n]]
         deal_rewards[opponents.name(n)].append(float(r))
-    opponents.redraw(np.flatnonzero(venv.match_done if venv.episode == "match" else venv.deal_done))
+    opponents.redraw(np.flatnonzero(match_done if episode == "match" else deal_done))
 
 
 def reward_metrics(deal_rewards: dict[str, list[float]]) -> dict[str, float]:

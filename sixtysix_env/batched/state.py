@@ -71,14 +71,23 @@ class BatchedState:
 
     def state(self, i: int) -> State:
         """Table ``i`` as a scalar engine :class:`State` (tests, debugging; slow)."""
-        g = {k: getattr(self, k)[..., i].tolist() for k in FIELDS}
-        s = new_state(([], []), g["talon"], g["dealer"], g["match_scores"])
-        for k in FIELDS:
-            if k != "talon":
-                setattr(s, k, g[k])
-        s.can_declare = bool(g["can_declare"])
-        s.result = self.result(i) if s.window == OVER else None
-        return s
+        return self.states([i])[0]
+
+    def states(self, cols: Sequence[int]) -> list[State]:
+        """Tables ``cols`` as scalar engine :class:`State` objects: one gather per field for all of
+        them (bot opponents at training tables ask for a few dozen per step)."""
+        idx = torch.tensor(list(cols), dtype=torch.int64, device=self.device)
+        g = {k: getattr(self, k).index_select(-1, idx).movedim(-1, 0).tolist() for k in FIELDS}
+        out = []
+        for j, i in enumerate(cols):
+            s = new_state(([], []), g["talon"][j], g["dealer"][j], g["match_scores"][j])
+            for k in FIELDS:
+                if k != "talon":
+                    setattr(s, k, g[k][j])
+            s.can_declare = bool(g["can_declare"][j])
+            s.result = self.result(i) if s.window == OVER else None
+            out.append(s)
+        return out
 
     def result(self, i: int) -> DealResult | None:
         """How the deal that ended at table ``i`` in the last step ended, or None."""

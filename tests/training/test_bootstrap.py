@@ -8,13 +8,16 @@ empty legal-action plane), so they must never be a bootstrap.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from agents.nets import PolicyNet
 from sixtysix_env.actions import N_ACTIONS
+from sixtysix_env.batched.vector import SelfPlayEnv
 from sixtysix_env.observation import FULL_OBS_SIZE, LEGAL, MY_TURN, OBS_SIZE
 from sixtysix_env.vector import VectorEnv
 from training import rollout
+from training.batched_rollout import collect_batched
 from training.config import Config
 from training.gae import compute_gae
 from training.opponents import Opponents
@@ -33,18 +36,33 @@ class ProbeCritic(torch.nn.Module):
         return torch.where(to_act, 1.0, -100.0) + x[:, :OBS_SIZE].sum(1) * 1e-3
 
 
-def _rollouts(steps: int, n: int = 5) -> list[tuple[rollout.Rollout, np.ndarray, np.ndarray]]:
-    """Two self-play rollouts of ``steps`` steps at 4 tables; after each, a copy of
-    the buffer and the (gamma=1, lam=0) advantages and returns as ``train.py`` computes them."""
-    cfg = Config(num_envs=4, rollout_steps=steps, opp_self=1.0, opp_snapshot=0.0, opp_heuristic=0.0)
+ENGINES = ("scalar", "batched")
+
+
+def collector(engine: str, steps: int, critic: torch.nn.Module, **weights: float):
+    """``(collect(), buf)``: self-play rollouts (or ``weights``' opponent mix) of ``steps`` steps
+    at 4 tables on ``engine``, both seats played by one small policy, values from ``critic``."""
+    opp = {"opp_self": 1.0, "opp_snapshot": 0.0, "opp_heuristic": 0.0, **weights}
+    cfg = Config(num_envs=4, rollout_steps=steps, **opp)
     rng = np.random.default_rng(4)
     torch.manual_seed(4)
-    policy, critic = PolicyNet(OBS_SIZE, [16]), ProbeCritic()
-    venv, opponents = VectorEnv(4, seed=4, full_obs=True), Opponents(cfg, 4, rng)
+    policy, opponents = PolicyNet(OBS_SIZE, [16]), Opponents(cfg, 4, rng)
     buf = rollout.Rollout(steps, 4, FULL_OBS_SIZE)
+    if engine == "batched":
+        env = SelfPlayEnv(4, 4, full_obs=True)
+        return (lambda: collect_batched(env, opponents, policy, critic, policy, buf, rng)), buf
+    venv = VectorEnv(4, seed=4, full_obs=True)
+    return (lambda: rollout.collect(venv, opponents, policy, critic, policy, buf, rng)), buf
+
+
+def _rollouts(steps: int, engine: str = "scalar", n: int = 5) -> list[tuple[rollout.Rollout, np.ndarray,
+                                                                          np.ndarray]]:
+    """``n`` self-play rollouts of ``steps`` steps at 4 tables; after each, a copy of the
+    buffer and the (gamma=1, lam=0) advantages and returns as ``train.py`` computes them."""
+    collect, buf = collector(engine, steps, ProbeCritic())
     out = []
     for _ in range(n):
-        rollout.collect(venv, opponents, policy, critic, policy, buf, rng)
+        collect()
         closed, next_values = buf.open_ends()
         adv, ret = compute_gae(buf.rewards, buf.values, buf.dones, buf.seats, closed, next_values, 1.0, 0.0)
         snap = rollout.Rollout(steps, 4, FULL_OBS_SIZE)
@@ -53,26 +71,24 @@ def _rollouts(steps: int, n: int = 5) -> list[tuple[rollout.Rollout, np.ndarray,
     return out
 
 
-def test_critic_only_sees_positions_where_its_seat_is_to_act() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_critic_only_sees_positions_where_its_seat_is_to_act(engine: str) -> None:
     """Every value the rollout asks for (including the bootstraps at its end) is of a decision."""
-    cfg = Config(num_envs=4, rollout_steps=9, opp_self=1.0, opp_snapshot=0.0, opp_heuristic=0.0)
-    rng = np.random.default_rng(4)
-    torch.manual_seed(4)
-    policy, critic = PolicyNet(OBS_SIZE, [16]), ProbeCritic()
-    venv, opponents = VectorEnv(4, seed=4, full_obs=True), Opponents(cfg, 4, rng)
-    buf = rollout.Rollout(9, 4, FULL_OBS_SIZE)
+    critic = ProbeCritic()
+    collect, _ = collector(engine, 9, critic)
     for _ in range(2):
-        rollout.collect(venv, opponents, policy, critic, policy, buf, rng)
+        collect()
     x = np.concatenate(critic.inputs)
     bad = (x[:, MY_TURN] == 0) | (x[:, LEGAL:LEGAL + N_ACTIONS].sum(1) == 0)
     assert not bad.any(), f"{bad.sum()} of {len(x)} critic inputs are of a seat that is not to act"
 
 
-def test_open_transition_is_carried_and_bootstrapped_at_the_seats_next_decision() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_open_transition_is_carried_and_bootstrapped_at_the_seats_next_decision(engine: str) -> None:
     """Hand-checked one-step targets: each trained row's return is its reward if the deal ended,
     else the stored value of the same seat's next learner row at that table, in this rollout or
     (carried over) in the next; the open rows are trained once, in the next rollout."""
-    runs = _rollouts(steps=7)
+    runs = _rollouts(steps=7, engine=engine)
     carried = trained_rows = 0
     for i, (buf, _, ret) in enumerate(runs):
         closed = buf.open_ends()[0]

@@ -35,9 +35,11 @@ SMOKE = ROOT / "configs" / "smoke.yaml"
 
 # ------------------------------------------------------------------ configs
 def test_shipped_configs_load() -> None:
-    for name in ("default", "long", "smoke"):
+    for name in ("default", "long", "smoke", "selfplay"):
         cfg = load_config(ROOT / "configs" / f"{name}.yaml")
         assert cfg.name == name
+    selfplay = load_config(ROOT / "configs" / "selfplay.yaml")  # from scratch: nothing imitated or scripted
+    assert selfplay.engine == "batched" and selfplay.teacher == "" and selfplay.assist == "none"
 
 
 BAD_CONFIGS = [  # (file text, what the error must say)
