@@ -391,6 +391,8 @@ def report(run: Run) -> str:
         f"measure it: sixtysix arena {bot} pimc --games 400 --workers 2",
         f"go on:      {resume_command(run)} total_steps={2 * cfg.total_steps}",
     ]
+    if cfg.eval_every > 0:
+        lines.append(f"curve:      python -m training.curve {d}   # the evaluations as a picture")
     return "\n".join(lines)
 
 

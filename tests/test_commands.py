@@ -12,11 +12,12 @@ SIXTYSIX = [sys.executable, "-m", "agents.cli"]
 
 @pytest.mark.parametrize("argv", [
     [*SIXTYSIX, "--help"],
-    *([*SIXTYSIX, c, "--help"] for c in ("arena", "replay", "bots", "play", "serve")),
+    *([*SIXTYSIX, c, "--help"] for c in ("arena", "replay", "bots", "bench", "leaderboard", "play", "serve")),
     [sys.executable, "-m", "agents.arena", "--help"],
     [sys.executable, "train.py", "--help"],
     [sys.executable, "-m", "training.distill", "--help"],
     [sys.executable, "-m", "training.average", "--help"],
+    [sys.executable, "-m", "training.curve", "--help"],
     [sys.executable, "-m", "tables.terminal", "--help"],
     [sys.executable, "-m", "tables.web", "--help"],
 ])
