@@ -35,12 +35,22 @@ QUIT_GRACE = 1.0  # seconds a bot gets to exit after "quit" before it is killed
 # the shell's /dev/null for background jobs), drops its own copies so the
 # bot's exit is seen as end of file, and on SIGTERM (the parent-death signal)
 # or SIGHUP kills the whole process group. Its exit status is the bot's.
+# When the bot exits, whatever is left of its group (its children) is killed
+# too: a dying arena's pipes close before its parent-death signal is sent, so
+# the bot may exit on end of file and its supervisor with it before the signal
+# arrives, which left a bot's child running (found by tests/external).
 _SUPERVISOR = (
     "trap 'kill -KILL 0' TERM HUP\n"
     "exec 3<&0 4>&1\n"
     '"$@" 0<&3 1>&4 3<&- 4>&- &\n'
     "exec 0</dev/null 1>/dev/null 3<&- 4>&-\n"
     "wait $!\n"
+    "s=$?\n"
+    "for f in /proc/[0-9]*/stat; do\n"
+    '  read -r p _ _ _ g _ 2>/dev/null < "$f" || continue\n'
+    '  [ "$g" = $$ ] && [ "$p" != $$ ] && kill -KILL "$p" 2>/dev/null\n'
+    "done\n"
+    "exit $s\n"
 )
 _LINUX = sys.platform.startswith("linux") and os.path.exists("/bin/sh")
 
