@@ -7,13 +7,12 @@ Figures in moves (decisions, RLlib's agent steps) per second:
 
 - plain loop: one :class:`SixtySixMultiAgentEnv` stepped with random legal
   actions in this process (the env's own cost);
-- RLlib, one-table env, 1 and 64 envs per runner
-  (``rllib_config(tables=0)``): RLlib's per-move bookkeeping (episodes,
-  connectors, metrics) on top of one forward per vector step;
-- RLlib as :func:`sixtysix_env.rllib.rllib_config` sets it up: one
-  :class:`SixtySixTablesEnv` of ``--tables`` tables per runner, one env step
-  a move at every live table. RLlib's own ``num_env_steps_sampled`` counts
-  those env steps, up to ``tables`` times fewer than the moves shown here.
+- RLlib, one-table env, 1 envs per runner (RLlib's default) and 64 (what
+  :func:`sixtysix_env.rllib.rllib_config` sets up): RLlib's per-move
+  bookkeeping (episodes, connectors, metrics) on top of one forward per
+  vector step;
+- RLlib, one :class:`SixtySixTablesEnv` of ``--tables`` tables per runner
+  (``rllib_config(tables=N)``), one env step a move at every live table.
 
 The RLlib figures time ``sample()`` calls (one rollout fragment, as training
 makes them) on all remote env runners at once, after a warm-up, the policy

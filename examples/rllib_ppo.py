@@ -6,9 +6,9 @@
 
 Both seats share one ``ActionMaskingTorchRLModule`` (RLlib's example module:
 illegal logits masked out) through :mod:`sixtysix_env.rllib`; each env runner
-steps one ``SixtySixTablesEnv`` of ``--tables`` tables (a move at every table
-per env step: RLlib's per-step costs shared by many moves; ``--tables 0``: the
-one-table env, ``--envs-per-runner`` of them). Steps are moves throughout. Ray runs on
+steps ``--envs-per-runner`` one-table envs (one batched forward per vector
+step; ``--tables N``: ``SixtySixTablesEnv`` of N tables, a move at every table
+per env step). Progress is printed in moves. Ray runs on
 this machine, bound to 127.0.0.1 (``--address`` joins a cluster instead),
 and is shut down at the end. The trained module plays ``random`` and
 ``heuristic`` in the arena as a bot (:mod:`policy_bot`).
@@ -40,14 +40,15 @@ class Args:
     """Moves (both players', all tables) to train for."""
     env_runners: int = 2
     """RLlib env runners (sampling processes)."""
-    envs_per_runner: int = 1
+    envs_per_runner: int = 64
     """Envs each runner steps together (one batched forward per step)."""
-    tables: int = 128
-    """Tables in each env: one env step is a move at every table (0: the one-table env)."""
+    tables: int = 0
+    """Tables in each env (0: the one-table env): one env step is a move at every table, and
+    ``--batch`` counts env steps."""
     learners: int = 0
     """Learner processes (0: learn in the main process)."""
     batch: int = 4096
-    """Moves per training iteration."""
+    """Env steps per training iteration (moves with the one-table env)."""
     lr: float = 3e-4
     """Adam learning rate."""
     episode: str = "deal"

@@ -19,7 +19,7 @@ layout RLlib's action-masking RLModule
   and ``player_1``; each step carries the rewards of both players (zero-sum,
   as in the AEC env); at the end both get a last observation and
   ``terminateds["__all__"]``.
-- :class:`SixtySixTablesEnv` (what :func:`rllib_config` uses): ``tables``
+- :class:`SixtySixTablesEnv` (``rllib_config(tables=N)``): ``tables``
   tables (``config["tables"]``, default 64) in one env, agents
   ``t{i}_player_{j}``. A step acts for the player to act at every live
   table; each table is exactly a :class:`SixtySixMultiAgentEnv` episode (its
@@ -35,13 +35,14 @@ never plays one. Pass ``illegal_action="raise"`` (and
 
 Throughput: RLlib pays per move (episode bookkeeping, connectors and metrics
 for every agent step: most of the time, the env itself a few percent) and
-per env step and episode (one forward, callbacks, episode objects). Many
-tables in one env spread the second kind over ``tables`` moves: with 2 env
-runners, 128 tables sample about twice as many moves per second as 64
-one-table envs per runner (``bench/bench_rllib.py``). :func:`rllib_config`
-counts steps in moves (``count_steps_by="agent_steps"``), so batch sizes
-mean moves; RLlib's ``num_env_steps_*`` metrics count env steps, up to
-``tables`` times fewer.
+per env step and episode (one forward, callbacks, episode objects). So
+:func:`rllib_config` steps 64 one-table envs per runner by default (one
+batched forward per vector step), about 13 times RLlib's default of one env
+per runner (``bench/bench_rllib.py``). Many tables in one env
+(``tables=128``) spread the per-env-step costs over more moves and sample
+about 15% faster still; steps are then counted as RLlib's env steps (each up
+to ``tables`` moves): counting agent steps there, Ray 2.60 fails on a table
+that sits out a whole rollout fragment (``int(nan)`` in its step count).
 """
 
 from __future__ import annotations
@@ -172,16 +173,15 @@ class SixtySixTablesEnv(MultiAgentEnv):
         return obs, rewards, terms, {"__all__": False}, {}
 
 
-def rllib_config(config: Any, *, env_runners: int = 2, envs_per_runner: int = 1, tables: int = 128,
+def rllib_config(config: Any, *, env_runners: int = 2, envs_per_runner: int = 64, tables: int = 0,
                  learners: int = 0, env_config: dict[str, Any] | None = None) -> Any:
     """``config`` (an ``AlgorithmConfig``, e.g. ``PPOConfig()``) set up for Sixty-Six self-play.
 
-    The env (``envs_per_runner`` :class:`SixtySixTablesEnv` of ``tables``
-    tables per runner; ``tables=0``: the one-table
-    :class:`SixtySixMultiAgentEnv`), one shared action-masking module for
-    every seat, steps counted in moves (``count_steps_by="agent_steps"``:
-    an env step of the tables env is up to ``tables`` moves), one torch
-    thread per runner. Scales by these arguments alone.
+    The env (``envs_per_runner`` one-table :class:`SixtySixMultiAgentEnv`
+    per runner, where an env step is a move; with ``tables``, that many
+    :class:`SixtySixTablesEnv` of ``tables`` tables, where an env step is up
+    to ``tables`` moves), one shared action-masking module for every seat,
+    one torch thread per runner. Scales by these arguments alone.
     """
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -200,7 +200,7 @@ def rllib_config(config: Any, *, env_runners: int = 2, envs_per_runner: int = 1,
         .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=envs_per_runner,
                      rollout_fragment_length="auto", num_cpus_per_env_runner=1)
         .learners(num_learners=learners)
-        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=shared_module, count_steps_by="agent_steps")
+        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=shared_module)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE_ID: spec}))
     )
 

@@ -156,8 +156,8 @@ def test_rllib_tables_env_plays_whole_episodes():
 
 
 @pytest.mark.slow
-def test_rllib_ppo_one_table_env_smoke():
+def test_rllib_ppo_tables_env_smoke():
     python = python_for("rllib", "ray.rllib")
-    out = run_example(python, "rllib_ppo.py", "--total-steps", "300", "--batch", "256", "--env-runners", "1",
-                      "--envs-per-runner", "4", "--tables", "0", "--eval-games", "2")
+    out = run_example(python, "rllib_ppo.py", "--total-steps", "600", "--batch", "16", "--env-runners", "1",
+                      "--envs-per-runner", "1", "--tables", "8", "--eval-games", "2")
     assert_trained_and_evaluated(out)
