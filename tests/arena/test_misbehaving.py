@@ -157,6 +157,12 @@ def _arena(path, json_path, *extra):
             "--workers", "2", "--no-progress", "--results", str(path), "--json", str(json_path), *extra]
 
 
+def _default_sigint() -> None:
+    """In the child: Ctrl-C as in a terminal, even where the tests inherit an ignored SIGINT
+    (a shell's background job)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
     d = tmp_path_factory.mktemp("clean")
@@ -171,7 +177,7 @@ def uninterrupted(tmp_path_factory):
 def test_a_killed_arena_leaves_no_process_and_resumes_to_the_same_numbers(tmp_path, sig, uninterrupted):
     path = tmp_path / "r.jsonl"
     arena = subprocess.Popen(_arena(path, tmp_path / "r.json"), cwd=ROOT, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     try:
         deadline = time.monotonic() + 60
         # workers (2) + forkserver + resource tracker, and some games recorded
