@@ -2,7 +2,7 @@
 
 The policy sees exactly the environment's observation
 (:func:`sixtysix_env.observation.encode`) and outputs 32 logits, one per
-action of RULES.md section 5; illegal actions are masked to the dtype's
+action of docs/rules.md section 5; illegal actions are masked to the dtype's
 minimum before the softmax (:func:`masked_logits`, the one masking used by
 play, training and distillation). The critic used in training may see the
 full state (``encode_full``); it is never needed to play.

@@ -2,7 +2,7 @@
 
 :func:`play_game` is the only place bots meet the environment in the arena,
 so whatever the arena measures is what users of ``sixtysix_env.env()`` get.
-It also enforces fair play (RULES.md section 4.4): a bot that raises, returns
+It also enforces fair play (docs/rules.md section 4.4): a bot that raises, returns
 an illegal action or overruns the per-move time limit loses the match at
 once by forfeit, and the :class:`GameRecord` says who and why.
 

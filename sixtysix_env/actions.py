@@ -1,4 +1,4 @@
-"""The 32-action table of RULES.md section 5 (pinned public API), and the one
+"""The 32-action table of docs/rules.md section 5 (pinned public API), and the one
 legality check every entry point shares.
 
 Actions are plain ints; legal sets are 32-bit masks (bit ``a`` set when action

@@ -13,7 +13,7 @@
 Sixty-Six (Sechsundsechzig) is a two-player trick-taking card game with 24
 cards: the first player to collect 66 card points and declare it wins the
 deal, scoring 1, 2 or 3 game points; the first to 7 game points wins the
-match. ``RULES.md`` is the full contract.
+match. ``docs/rules.md`` is the full contract.
 
 ### Observation Space
 
@@ -50,7 +50,7 @@ marriage of suit 0-3, 28 exchange the trump nine, 29 close, 30 declare,
 ``k`` is shuffled by :func:`~sixtysix_env.seeding.deal_rng` of ``(seed, k)`` only, so a seed gives
 the same card sequence whatever happens in play (duplicate matches).
 ``reset(seed, options={"dealer", "hands", "talon", "scores"})`` fixes the
-first deal exactly (RULES.md section 7); every key is optional, but ``hands``
+first deal exactly (docs/rules.md section 7); every key is optional, but ``hands``
 and ``talon`` go together. Bad values raise ``ValueError``; an unknown key
 is ignored with a ``UserWarning`` (so PettingZoo's ``api_test`` passes as is).
 
@@ -125,7 +125,7 @@ OPTION_KEYS = frozenset({"dealer", "hands", "talon", "scores"})
 
 
 def first_deal(seed: int | str, options: dict[str, Any] | None) -> State:
-    """Deal 0 of a match: from the seed, or fixed by ``reset`` options (RULES.md section 7)."""
+    """Deal 0 of a match: from the seed, or fixed by ``reset`` options (docs/rules.md section 7)."""
     if options is None:
         options = {}
     if not isinstance(options, Mapping):

@@ -1,4 +1,4 @@
-"""Cards of Sixty-Six: ids, names, points and ranks (RULES.md section 1).
+"""Cards of Sixty-Six: ids, names, points and ranks (docs/rules.md section 1).
 
 This module is the single source of truth for card constants. A card id is
 ``6 * suit + rank`` with suits clubs, spades, hearts, diamonds (0-3) and ranks

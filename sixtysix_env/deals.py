@@ -102,7 +102,7 @@ def fixed_deal(
     dealer: int = 0,
     match_scores: Sequence[int] = (0, 0),
 ) -> State:
-    """A deal fixed card by card (RULES.md section 7), fully validated.
+    """A deal fixed card by card (docs/rules.md section 7), fully validated.
 
     ``hands[p]`` are player p's 6 cards; ``talon[0]`` is drawn first and
     ``talon[-1]`` is the face-up trump card. Cards are ids or names. Raises

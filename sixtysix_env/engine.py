@@ -1,11 +1,11 @@
-"""The rules of Sixty-Six as a small, fast, pure state machine (RULES.md).
+"""The rules of Sixty-Six as a small, fast, pure state machine (docs/rules.md).
 
 A :class:`State` is one deal of a match: both hands, the talon, the trick
 piles and the decision window. Sets of cards are 24-bit ints and legal sets of
 actions 32-bit ints, so a state is a handful of small ints that is cheap to
 copy (search bots clone it millions of times).
 
-The player to act is always in exactly one window (RULES.md section 5):
+The player to act is always in exactly one window (docs/rules.md section 5):
 
 ====================  ==========================================================
 window                legal actions
@@ -58,7 +58,7 @@ from .scoring import DealResult, closer_failed, declaration, last_trick, marriag
 LEAD, DRAW, CLOSE_RESPONSE, FOLLOW, FINAL, OVER = range(6)
 PLAYER_IDS = ("player_0", "player_1")  # the environments' agent names, seat 0 and seat 1
 
-# The talon's phase (RULES.md 3): open (phase 1), closed by a player with cards
+# The talon's phase (docs/rules.md section 3): open (phase 1), closed by a player with cards
 # still face down, or spent (every card drawn). Phase-2 rules apply unless open.
 TALON_OPEN, TALON_CLOSED, TALON_SPENT = "open", "closed", "spent"
 

@@ -8,7 +8,7 @@ an opponent plays the other seat inside :meth:`SixtySixGymEnv.step`, so each
 
 ## Action Space
 
-``Discrete(32)``, the action table of RULES.md section 5. The legal ones are
+``Discrete(32)``, the action table of docs/rules.md section 5. The legal ones are
 given by :meth:`SixtySixGymEnv.action_masks` (the sb3-contrib convention),
 ``info["action_mask"]`` (int8, 32) and, with ``mask_in_obs=True``, the
 observation's ``"action_mask"``. Once the episode is over the mask holds
@@ -36,7 +36,7 @@ during the opponent's moves are added to the step that led to them.
 
 ``reset(seed)`` draws the match seed, the learner's seat (``seat=None``:
 random each episode) and the opponent's reset seed from ``self.np_random``;
-``options`` fix the first deal as in RULES.md section 7.
+``options`` fix the first deal as in docs/rules.md section 7.
 
 ## Episode End
 

@@ -1,4 +1,4 @@
-"""What one player knows (RULES.md section 6), and worlds consistent with it.
+"""What one player knows (docs/rules.md section 6), and worlds consistent with it.
 
 A :class:`PlayerView` is a player's information set: own hand, everything
 public (cards played and won, scores, marriages, exchange, talon size and

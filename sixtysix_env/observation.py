@@ -1,4 +1,4 @@
-"""A player's view as a flat float32 array (RULES.md section 6), laid out by one table.
+"""A player's view as a flat float32 array (docs/rules.md section 6), laid out by one table.
 
 Everything is relative to the observing player ("me") and the other one
 ("opp"), so one network serves both seats. :data:`FEATURES` lists the named

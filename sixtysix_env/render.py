@@ -9,7 +9,7 @@ on the table, and a :class:`Table` is built only from
   the opponent's hand face down (with the cards it is known to hold), the
   legal actions only when that player is to act. What the environments
   render by default; by construction it shows nothing the player may not
-  know (RULES.md section 6), and the tests resample the hidden cards and
+  know (docs/rules.md section 6), and the tests resample the hidden cards and
   check that the picture does not change.
 - :func:`spectator_table` ``(state)``: both hands, built from both players'
   views: the explicit opt-in ``render_view="all"`` (replays, debugging).

@@ -1,4 +1,4 @@
-"""Scoring a deal (RULES.md section 4): what a declaration, a failed close or
+"""Scoring a deal (docs/rules.md section 4): what a declaration, a failed close or
 the last trick is worth, and to whom.
 
 Small pure functions, the one statement of these rules: the engine ends a

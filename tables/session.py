@@ -44,7 +44,7 @@ from .narration import Narrator
 
 EPISODES = ("match", "deal")
 HUMAN_NAME = "human"
-RESIGNED = "resigned"  # the forfeit reason of a person who gives up (RULES.md 4.4)
+RESIGNED = "resigned"  # the forfeit reason of a person who gives up (docs/rules.md section 4.4)
 FRAMES_KEPT = 64  # recent frames a table may ask for again (the opponent's moves, shown one by one)
 
 
@@ -166,7 +166,7 @@ class Session:
         return self._apply(self.seat, action)
 
     def resign(self) -> list[dict[str, Any]]:
-        """The person gives up: the match is lost at once (RULES.md 4.4)."""
+        """The person gives up: the match is lost at once (docs/rules.md section 4.4)."""
         if self._finished:
             raise IllegalMove("the game is over")
         self.version += 1

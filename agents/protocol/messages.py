@@ -100,7 +100,7 @@ _LEGAL = tuple({"id": a, "name": ACTION_NAMES[a]} for a in range(N_ACTIONS))
 
 
 def view_message(v: PlayerView) -> dict[str, Any]:
-    """The ``view`` of a request: what ``v.player`` may know (RULES.md section 6), and nothing else.
+    """The ``view`` of a request: what ``v.player`` may know (docs/rules.md section 6), and nothing else.
 
     Built from the fields of the PlayerView alone, so it cannot leak what
     the view does not hold; the tests resample the hidden cards and check

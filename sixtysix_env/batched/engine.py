@@ -18,11 +18,11 @@ Typical use::
         eng.step(policy(obs, action_masks(eng.legal)))
         eng.rewards, eng.deal_done, eng.match_done # (N, 2), (N,), (N,)
 
-    # from scalar states: tests, fixed deals (RULES.md section 7), puzzles
+    # from scalar states: tests, fixed deals (docs/rules.md section 7), puzzles
     eng = BatchedEngine.from_states([fixed_deal(hands, talon, dealer=1)])
     eng.state(0)                                   # table 0 as a scalar State
 
-The rules are those of ``engine.py`` (RULES.md), transition for transition:
+The rules are those of ``engine.py`` (docs/rules.md), transition for transition:
 ``tests/batched`` replays the scalar rules tests through it and compares it
 with the scalar engine at every step of random play
 (``sixtysix_env.batched.check``). Fields keep the scalar engine's names and

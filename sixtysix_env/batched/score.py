@@ -1,4 +1,4 @@
-"""The end of a deal: RULES.md section 4 at the tables whose deal just ended.
+"""The end of a deal: docs/rules.md section 4 at the tables whose deal just ended.
 
 Deal results (winner, game points, reason, scores), rewards, match scores
 and match ends, computed on the finished tables' columns only.
@@ -45,7 +45,7 @@ def end_deals(
 
 
 def score(s: BatchedState, idx: torch.Tensor, a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """RULES.md section 4 for the finished deals at ``idx``: the ``(6, k)``
+    """docs/rules.md section 4 for the finished deals at ``idx``: the ``(6, k)``
     result rows of :func:`end_deals` and the ``(2, k)`` signed game points;
     adds the game points to the match scores."""
     t, k = s.t, idx.numel()

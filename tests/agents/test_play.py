@@ -1,4 +1,4 @@
-"""play_game: games through the env, deterministic records, and forfeits (RULES.md 4.4)."""
+"""play_game: games through the env, deterministic records, and forfeits (docs/rules.md section 4.4)."""
 
 import signal
 import threading

@@ -1,4 +1,4 @@
-"""The pinned card ids, names and the 32-action table (RULES.md sections 1 and 5)."""
+"""The pinned card ids, names and the 32-action table (docs/rules.md sections 1 and 5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scripted deals against hand-checked values, one case or more per rule of RULES.md.
+"""Scripted deals against hand-checked values, one case or more per rule of docs/rules.md.
 
 Deals are fixed card by card with ``fixed_deal`` and played with
 ``State.play`` (actions by name: ``"TH"``, ``"marriage H"``, ``"close"``,
@@ -443,7 +443,7 @@ def test_seeds_are_pinned():
 
 
 def test_game_points_and_marriage_points():
-    """RULES.md 4.1: 3 with no trick, 2 under 33, else 1; marriages 20, 40 in trumps."""
+    """docs/rules.md section 4.1: 3 with no trick, 2 under 33, else 1; marriages 20, 40 in trumps."""
     cases = [((0, 0), 3), ((40, 0), 3), ((32, 1), 2), ((33, 1), 1), ((80, 5), 1)]
     assert [game_points(*args) for args, _ in cases] == [g for _, g in cases]
     assert marriage_points(0b0101, 2) == 60 and marriage_points(0b0101, 1) == 40

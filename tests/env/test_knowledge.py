@@ -1,4 +1,4 @@
-"""Views (what a player knows, RULES.md section 6) and the determinization sampler."""
+"""Views (what a player knows, docs/rules.md section 6) and the determinization sampler."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Nothing shows a player what it may not know (RULES.md section 6).
+"""Nothing shows a player what it may not know (docs/rules.md section 6).
 
 The test for a leak: resample the cards a player has not seen, consistently
 with what the player knows; everything the environments show that player

@@ -120,7 +120,7 @@ def test_bounds_and_binary_part_on_random_play():
 
 
 def test_no_leak_under_resampling():
-    """RULES.md section 6: worlds the player cannot tell apart give the same observation."""
+    """docs/rules.md section 6: worlds the player cannot tell apart give the same observation."""
     rng = random.Random(5)
     for s in STATES[::3]:
         if s.is_over:

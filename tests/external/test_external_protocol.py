@@ -211,7 +211,7 @@ def test_request_reads_nothing_but_the_player_view():
 
 
 def test_no_leak_under_resampling():
-    """RULES.md section 6: worlds the player cannot tell apart give the same request, byte for byte."""
+    """docs/rules.md section 6: worlds the player cannot tell apart give the same request, byte for byte."""
     rng = random.Random(5)
     for s in STATES[::2]:
         for p in (0, 1):
