@@ -1,5 +1,6 @@
 """The documentation: the rules page matches the code, its citations exist, the site's nav is whole."""
 
+import os
 import re
 from pathlib import Path
 
@@ -17,14 +18,12 @@ SKIP_DIRS = {".git", "site", "runs", "results", "build", "dist", "__pycache__", 
 
 
 def repo_text_files() -> list[Path]:
-    """The repository's text files (not venvs, builds or run outputs)."""
+    """The repository's text files (not venvs, builds or run outputs, which are never walked)."""
     found = []
-    for path in ROOT.rglob("*"):
-        rel = path.relative_to(ROOT).parts
-        if any(p in SKIP_DIRS or p.startswith(".venv") or p.endswith(".egg-info") for p in rel):
-            continue
-        if path.is_file() and path.suffix in TEXT_SUFFIXES:
-            found.append(path)
+    for folder, dirs, names in os.walk(ROOT):
+        dirs[:] = [d for d in dirs
+                   if d not in SKIP_DIRS and not d.startswith(".venv") and not d.endswith(".egg-info")]
+        found += [Path(folder, n) for n in names if Path(n).suffix in TEXT_SUFFIXES]
     return found
 
 
