@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import math
 import os
 import time
@@ -83,6 +84,7 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=100, help="duplicate pairs per pairing")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--value", default="solver", choices=VALUE_NAMES)
+    ap.add_argument("--out", help="also write the per-pair values (JSON) to this file")
     args = ap.parse_args()
     bots = [s.strip() for s in args.bots.split(",") if s.strip()]
     pairings = list(itertools.combinations_with_replacement(bots, 2))
@@ -91,6 +93,10 @@ def main() -> None:
     results = []
     for i, (a, b) in enumerate(pairings):
         results.append((a, b, run_pairing(a, b, args.pairs, args.seed + i, args.value)))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump([{"a": a, "b": b, "plain": r["plain"], "aivat": r["aivat"], "single": r["single"],
+                        "luck": [list(map(float, row)) for row in r["luck"]]} for a, b, r in results], f)
     # Regression weights pooled over pairings, cross-fitted by pair parity.
     y_all = [v for _, _, r in results for v in r["plain"]]
     x_all = [row for _, _, r in results for row in r["luck"]]

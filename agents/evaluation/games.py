@@ -146,6 +146,53 @@ def game_points(line: Mapping[str, Any], player: int, value: ValueFn,
 
 
 @dataclass(frozen=True)
+class PairingPoints:
+    """Points per deal of player ``a`` against ``b``: plain, AIVAT (weight 1) and cross-fitted,
+    each ``(mean, lo, hi)`` over duplicate clusters like the arena's plain figure."""
+
+    plain: tuple[float, float, float]
+    aivat: tuple[float, float, float]
+    regression: tuple[float, float, float]
+    clusters: int
+    deals: int
+
+
+def pairing_points(lines: Sequence[Mapping[str, Any]], a: int, b: int, value: ValueFn,
+                   policies: Mapping[int, Policy | None] | None = None,
+                   basis: Basis | None = None) -> PairingPoints:
+    """Corrected points per deal of ``a`` v ``b`` over the game lines of a run (the arena's clusters).
+
+    Sums each cluster's (duplicate pair's) points and deals and takes the
+    cluster ratio interval, as the plain figure of ``agents.arena.pairing``
+    does, for the plain, the AIVAT and the cross-fitted nets.
+    """
+    from agents.arena.stats import ratio_interval  # numpy only when summarising
+
+    from .regression import cross_fitted
+
+    nets: dict[Any, list] = {}
+    for line in lines:
+        seats = line.get("seats")
+        if not isinstance(seats, list) or sorted(seats) != sorted((a, b)):
+            continue
+        gp = game_points(line, a, value, policies, basis)
+        c = nets.setdefault(line.get("cluster", line.get("index")), [0.0, 0.0, 0, None])
+        c[0] += gp.plain
+        c[1] += gp.corrected
+        c[2] += gp.deals
+        if gp.luck:
+            c[3] = list(gp.luck) if c[3] is None else [x + y for x, y in zip(c[3], gp.luck, strict=True)]
+    keys = [k for k in sorted(nets, key=str) if nets[k][2]]
+    deals = [nets[k][2] for k in keys]
+    plain = [nets[k][0] for k in keys]
+    width = max((len(nets[k][3]) for k in keys if nets[k][3]), default=0)
+    luck = [nets[k][3] or [0.0] * width for k in keys]
+    regr = cross_fitted(plain, luck) if width else plain
+    return PairingPoints(ratio_interval(plain, deals), ratio_interval([nets[k][1] for k in keys], deals),
+                         ratio_interval(regr, deals), len(keys), sum(deals))
+
+
+@dataclass(frozen=True)
 class Estimate:
     """Mean, sample SD, 95% Student-t interval and count of per-unit values."""
 
@@ -170,6 +217,7 @@ def estimate(values: Sequence[float]) -> Estimate:
 
 
 __all__ = [
-    "ESTIMATORS", "Estimate", "GamePoints", "NotCorrectable", "ReplayError", "check_correctable",
-    "correct_game", "estimate", "game_points", "policy_of", "replay_deals",
+    "ESTIMATORS", "Estimate", "GamePoints", "NotCorrectable", "PairingPoints", "ReplayError",
+    "check_correctable", "correct_game", "estimate", "game_points", "pairing_points", "policy_of",
+    "replay_deals",
 ]  # fmt: skip

@@ -27,6 +27,7 @@ from agents.evaluation.games import (
     check_correctable,
     estimate,
     game_points,
+    pairing_points,
     policy_of,
     replay_deals,
 )
@@ -312,3 +313,18 @@ def test_value_names() -> None:
     while not s.is_over:
         s.apply(s.legal_actions()[0])
     assert s.window == OVER and heuristic_value(s) == terminal_value(s)
+
+
+def test_pairing_points_match_the_arena_plain_figure() -> None:
+    """The seam on the arena's own game lines: the plain figure is the arena's points per deal."""
+    from agents.arena.api import run
+    from agents.arena.pairing import pairing_stats
+
+    names, config, lines = run(["random", "heuristic"], games=16, unit="match", seed=4, workers=1)
+    st = pairing_stats(lines, 0, 1, names, config["unit"], config["duplicate"])
+    policies = {0: policy_of(make_agent("random")), 1: policy_of(make_agent("heuristic"))}
+    pp = pairing_points(lines, 0, 1, SolverValue(), policies, hand_basis)
+    assert pp.plain[0] == pytest.approx(st.points_per_deal)
+    assert pp.plain[1:] == pytest.approx(st.points_per_deal_ci)
+    assert pp.clusters == 8 and pp.deals == st.deals
+    assert pp.aivat[1] < pp.aivat[0] < pp.aivat[2]
