@@ -12,13 +12,15 @@ the first bot (one value per duplicate pair):
   corrections do where duplicate deals are not available;
 - regr: result minus the luck terms and the hand-feature luck, weighted by
   least squares fitted on the other fold of pairs (pooled over pairings;
-  unbiased by cross-fitting, see agents/evaluation/regression.py).
+  unbiased by cross-fitting, see agents/evaluation/regression.py); sd/p and
+  z_p: the same with weights fitted per pairing.
 
 It prints each estimate's mean, SD and 95% interval, the SD ratios, and the
 z-score of the corrected minus plain mean (zero in expectation). Seconds for
 play and for the corrections are shown; say the machine load with the figures.
 
-    PYTHONPATH=. python bench/bench_variance.py --pairs 200
+    PYTHONPATH=. python bench/bench_variance.py --pairs 120 --out /tmp/variance.json
+    PYTHONPATH=. python bench/bench_variance.py --load /tmp/variance.json   # analyse again
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import time
 import numpy as np
 
 from agents.arena.schedule import schedule
-from agents.evaluation.games import check_correctable, estimate, game_points, policy_of
+from agents.evaluation.games import Estimate, check_correctable, estimate, game_points, policy_of
 from agents.evaluation.regression import cross_fitted
 from agents.evaluation.values import VALUE_NAMES, hand_basis, make_value
 from agents.play import play_game
@@ -74,8 +76,47 @@ def run_pairing(a: str, b: str, pairs: int, seed: int, value_name: str) -> dict:
     return {"plain": y, "aivat": z, "luck": rows, "single": single, "t_play": t_play, "t_corr": t_corr}
 
 
-def fmt(e) -> str:  # noqa: ANN001 - an Estimate
+def fmt(e: Estimate) -> str:
     return f"{e.mean:+.3f} sd {e.sd:.3f} [{e.lo:+.3f},{e.hi:+.3f}]"
+
+
+def analyse(results: list[tuple[str, str, dict]]) -> None:
+    """Print the per-pairing table and the summary lines."""
+    # Regression weights pooled over pairings, cross-fitted by pair parity.
+    y_all = [v for _, _, r in results for v in r["plain"]]
+    x_all = [row for _, _, r in results for row in r["luck"]]
+    regr_all = cross_fitted(y_all, x_all)
+    start = 0
+    cols: dict[str, list[float]] = {k: [] for k in ("sd/a", "sd/r", "sd/p", "z_a", "z_r", "z_p", "1:sd/a")}
+    print(f"{'pairing':40} {'plain':31} {'aivat':31} {'regr':31} "
+          + " ".join(f"{k:>6}" for k in cols))
+    for a, b, r in results:
+        n = len(r["plain"])
+        regr = regr_all[start:start + n]
+        start += n
+        per_pairing = cross_fitted(r["plain"], r["luck"])
+        y = np.asarray(r["plain"])
+        ep, ea, er, epp = (estimate(v) for v in (r["plain"], r["aivat"], regr, per_pairing))
+        row = {}
+        for key, e, v in (("a", ea, r["aivat"]), ("r", er, regr), ("p", epp, per_pairing)):
+            d = np.asarray(v) - y
+            row["sd/" + key] = ep.sd / e.sd if e.sd > 0 else float("nan")
+            row["z_" + key] = d.mean() / (d.std(ddof=1) / math.sqrt(n)) if d.std() > 0 else 0.0
+        sp, sa = np.asarray(r["single"]).std(axis=0, ddof=1)
+        row["1:sd/a"] = sp / sa if sa > 0 else float("nan")
+        for k in cols:
+            cols[k].append(row[k])
+        print(f"{a + ' v ' + b:40} {fmt(ep):31} {fmt(ea):31} {fmt(er):31} "
+              + " ".join(f"{row[k]:6.2f}" for k in cols))
+    for k, label in (("sd/a", "aivat"), ("sd/r", "regr"), ("sd/p", "regr per pairing"),
+                     ("1:sd/a", "aivat, single games")):
+        ok = [x for x in cols[k] if math.isfinite(x)]
+        print(f"SD ratio plain/{label} over {len(ok)} pairings with variance: median {np.median(ok):.2f}, "
+              f"geometric mean {math.exp(np.mean(np.log(ok))):.2f}, min {min(ok):.2f}, max {max(ok):.2f}")
+    for k in ("z_a", "z_r", "z_p"):
+        z = np.asarray(cols[k])
+        print(f"z of corrected - plain ({k[2:]}): mean {z.mean():+.2f}, SD {z.std():.2f}, "
+              f"|z| > 1.96 in {int((abs(z) > 1.96).sum())} of {len(z)}")
 
 
 def main() -> None:
@@ -85,64 +126,31 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--value", default="solver", choices=VALUE_NAMES)
     ap.add_argument("--out", help="also write the per-pair values (JSON) to this file")
+    ap.add_argument("--load", help="analyse the per-pair values an earlier --out wrote, play nothing")
     args = ap.parse_args()
+    if args.load:
+        with open(args.load, encoding="utf-8") as f:
+            analyse([(d["a"], d["b"], d) for d in json.load(f)])
+        return
     bots = [s.strip() for s in args.bots.split(",") if s.strip()]
     pairings = list(itertools.combinations_with_replacement(bots, 2))
     print(f"{len(pairings)} pairings x {args.pairs} duplicate pairs, value={args.value}, "
           f"load {os.getloadavg()[0]:.2f}")
     results = []
+    t_play = t_corr = 0.0
     for i, (a, b) in enumerate(pairings):
-        results.append((a, b, run_pairing(a, b, args.pairs, args.seed + i, args.value)))
+        r = run_pairing(a, b, args.pairs, args.seed + i, args.value)
+        t_play += r["t_play"]
+        t_corr += r["t_corr"]
+        results.append((a, b, r))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump([{"a": a, "b": b, "plain": r["plain"], "aivat": r["aivat"], "single": r["single"],
                         "luck": [list(map(float, row)) for row in r["luck"]]} for a, b, r in results], f)
-    # Regression weights pooled over pairings, cross-fitted by pair parity.
-    y_all = [v for _, _, r in results for v in r["plain"]]
-    x_all = [row for _, _, r in results for row in r["luck"]]
-    regr_all = cross_fitted(y_all, x_all)
-    start = 0
-    ratios_a, ratios_r, diffs_a, diffs_r, ratios_s = [], [], [], [], []
-    t_play = t_corr = 0.0
-    print(f"{'pairing':42} {'plain':32} {'aivat':32} {'regr':32} "
-          f"{'sd/a':>5} {'sd/r':>5} {'z_a':>5} {'z_r':>5} {'1:sd/a':>6}")
-    for a, b, r in results:
-        n = len(r["plain"])
-        regr = regr_all[start:start + n]
-        start += n
-        ep, ea, er = estimate(r["plain"]), estimate(r["aivat"]), estimate(regr)
-        da = np.asarray(r["aivat"]) - np.asarray(r["plain"])
-        dr = np.asarray(regr) - np.asarray(r["plain"])
-        za = da.mean() / (da.std(ddof=1) / math.sqrt(n)) if da.std() > 0 else 0.0
-        zr = dr.mean() / (dr.std(ddof=1) / math.sqrt(n)) if dr.std() > 0 else 0.0
-        ra = ep.sd / ea.sd if ea.sd > 0 else float("nan")
-        rr = ep.sd / er.sd if er.sd > 0 else float("nan")
-        sp, sa = np.asarray(r["single"]).std(axis=0, ddof=1)
-        rs = sp / sa if sa > 0 else float("nan")
-        ratios_s.append(rs)
-        ratios_a.append(ra)
-        ratios_r.append(rr)
-        diffs_a.append(za)
-        diffs_r.append(zr)
-        t_play += r["t_play"]
-        t_corr += r["t_corr"]
-        print(f"{a + ' v ' + b:42} {fmt(ep):32} {fmt(ea):32} {fmt(er):32} "
-              f"{ra:5.2f} {rr:5.2f} {za:+5.2f} {zr:+5.2f} {rs:6.2f}")
-    ok = [x for x in ratios_r if math.isfinite(x)]
-    ok_a = [x for x in ratios_a if math.isfinite(x)]
-    gm_a, gm_r = math.exp(np.mean(np.log(ok_a))), math.exp(np.mean(np.log(ok)))
-    print(f"median SD ratio: aivat {np.median(ok_a):.2f}, regr {np.median(ok):.2f}; "
-          f"geometric mean: aivat {gm_a:.2f}, regr {gm_r:.2f}")
-    ok_s = [x for x in ratios_s if math.isfinite(x)]
-    print(f"single games (no duplicate), SD ratio plain/aivat: median {np.median(ok_s):.2f}")
-    print(f"z of (corrected - plain) over pairings: "
-          f"aivat mean {np.mean(diffs_a):+.2f} (sd {np.std(diffs_a):.2f}), "
-          f"regr mean {np.mean(diffs_r):+.2f} (sd {np.std(diffs_r):.2f}); |z|>1.96: "
-          f"{sum(abs(x) > 1.96 for x in diffs_a)} aivat, {sum(abs(x) > 1.96 for x in diffs_r)} regr")
+    analyse(results)
     deals = 2 * args.pairs * len(pairings)
     print(f"{deals} deals: play {t_play:.1f}s, corrections {t_corr:.1f}s "
-          f"({1000 * t_corr / deals:.1f} ms/deal); "
-          f"load {os.getloadavg()[0]:.2f}")
+          f"({1000 * t_corr / deals:.1f} ms/deal); load {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
