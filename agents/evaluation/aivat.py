@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
 
-from sixtysix_env.actions import CONTINUE, describe_action
+from sixtysix_env.actions import CONTINUE, N_ACTIONS, describe_action
 from sixtysix_env.engine import DRAW, OVER, TALON_SIZE, State
 from sixtysix_env.knowledge import PlayerView, view
 
@@ -151,11 +151,18 @@ def value_after(state: State, action: int, value: ValueFn) -> float:
 
 def check_probabilities(probs: Mapping[int, float], v: PlayerView, chosen: int, who: str) -> dict[int, float]:
     """The nonzero move probabilities, checked: a distribution over legal moves that includes ``chosen``."""
+    if not isinstance(probs, Mapping):
+        raise PolicyError(f"{who}: move probabilities must be a dict of action: probability, "
+                          f"got {type(probs).__name__}")
     out: dict[int, float] = {}
-    for a, p in probs.items():
-        if not (type(a) is int and 0 <= a < 32 and v.legal_mask >> a & 1):
-            raise PolicyError(f"{who}: move probability for an illegal action {describe_action(a)}")
-        p = float(p)
+    for key, p in probs.items():
+        a = -1 if isinstance(key, bool) or not hasattr(key, "__index__") else key.__index__()
+        if not (0 <= a < N_ACTIONS and v.legal_mask >> a & 1):
+            raise PolicyError(f"{who}: move probability for an illegal action {describe_action(key)}")
+        try:
+            p = float(p)
+        except (TypeError, ValueError):
+            p = math.nan
         if not (math.isfinite(p) and p >= 0):
             raise PolicyError(f"{who}: move probability {p!r} for {describe_action(a)} is not in [0, 1]")
         if p > 0:

@@ -24,6 +24,8 @@ from collections.abc import Callable
 from sixtysix_env.cards import ACE, KQ, POINTS, SUIT_MASKS, TEN
 from sixtysix_env.engine import OVER, State
 
+from ..search.solver import Solver
+
 ValueFn = Callable[[State], float]
 
 MAX_VALUE = 3.0  # a deal is worth at most 3 game points
@@ -152,8 +154,6 @@ class SolverValue:
     """
 
     def __init__(self, fallback: ValueFn = heuristic_value, open_last: bool = False) -> None:
-        from agents.search.solver import Solver  # the solver only when this value function is chosen
-
         self.fallback = fallback
         self.open_last = open_last
         self.solver = Solver()

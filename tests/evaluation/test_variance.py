@@ -6,6 +6,7 @@ import random
 from collections import Counter
 from itertools import permutations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -196,11 +197,13 @@ def test_policy_probabilities_are_checked() -> None:
     legal = s.legal_actions()
     a = legal[0]
     assert check_probabilities({a: 0.5, legal[1]: 0.5}, v, a, "bot") == {a: 0.5, legal[1]: 0.5}
+    assert check_probabilities({np.int64(a): np.float32(1.0)}, v, a, "bot") == {a: 1.0}
     illegal = next(x for x in range(32) if x not in legal)
     for probs, msg in (({a: 0.5, illegal: 0.5}, "illegal"), ({a: 0.7}, "sum to"),
                        ({a: 0.0, legal[1]: 1.0}, "probability 0"),
                        ({a: float("nan"), legal[1]: 1.0}, "not in"),
-                       ({True: 1.0}, "illegal")):
+                       ({True: 1.0}, "illegal"), ({"x": 1.0}, "illegal"), ({a: "x"}, "not in"),
+                       ([(a, 1.0)], "must be a dict")):
         with pytest.raises(PolicyError, match=msg):
             check_probabilities(probs, v, a, "bot")
 
