@@ -30,12 +30,13 @@ import itertools
 import json
 import math
 import os
+import random
 import time
 
 import numpy as np
 
 from agents.arena.schedule import schedule
-from agents.evaluation.games import Estimate, check_correctable, estimate, game_points, policy_of
+from agents.evaluation.games import Estimate, check_correctable, estimate, game_points, policy_of, sampler_of
 from agents.evaluation.regression import cross_fitted
 from agents.evaluation.values import VALUE_NAMES, hand_basis, make_value
 from agents.play import play_game
@@ -44,11 +45,18 @@ from agents.registry import make_agent
 BOTS = ("random", "heuristic", "pimc:worlds=2", "pimc:worlds=4", "ismcts:iterations=30", "ppo")
 
 
-def run_pairing(a: str, b: str, pairs: int, seed: int, value_name: str) -> dict:
-    """Play one pairing and return per-pair plain/aivat values and luck rows, with timings."""
+def run_pairing(a: str, b: str, pairs: int, seed: int, value_name: str, sample: int = 0) -> dict:
+    """Play one pairing and return per-pair plain/aivat values and luck rows, with timings.
+
+    ``sample`` > 0: pimc bots (stateless between decisions without ``infer``)
+    are asked that many times again at each decision (sampled move terms).
+    """
     bots = [make_agent(a), make_agent(b)]
     check_correctable(bots)
     policies = {i: policy_of(bot) for i, bot in enumerate(bots)}
+    rng = random.Random(seed)
+    samplers = {i: sampler_of(make_agent(spec), rng, sample) for i, spec in enumerate((a, b))
+                if sample and spec.startswith("pimc") and "infer=1" not in spec}
     value = make_value(value_name)
     y, z, rows, single = [], [], [], []
     t_play = t_corr = 0.0
@@ -63,7 +71,7 @@ def run_pairing(a: str, b: str, pairs: int, seed: int, value_name: str) -> dict:
             line = rec.to_dict() | {"index": task.index, "seats": list(task.seats)}
             t_play += time.perf_counter() - t
             t = time.perf_counter()
-            gp = game_points(line, 0, value, policies, hand_basis)
+            gp = game_points(line, 0, value, policies, hand_basis, samplers)
             t_corr += time.perf_counter() - t
             plain += gp.plain / 2
             corr += gp.corrected / 2
@@ -125,6 +133,7 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=100, help="duplicate pairs per pairing")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--value", default="solver", choices=VALUE_NAMES)
+    ap.add_argument("--sample", type=int, default=0, help="ask pimc bots this many times again per decision")
     ap.add_argument("--out", help="also write the per-pair values (JSON) to this file")
     ap.add_argument("--load", help="analyse the per-pair values an earlier --out wrote, play nothing")
     args = ap.parse_args()
@@ -139,7 +148,7 @@ def main() -> None:
     results = []
     t_play = t_corr = 0.0
     for i, (a, b) in enumerate(pairings):
-        r = run_pairing(a, b, args.pairs, args.seed + i, args.value)
+        r = run_pairing(a, b, args.pairs, args.seed + i, args.value, args.sample)
         t_play += r["t_play"]
         t_corr += r["t_corr"]
         results.append((a, b, r))

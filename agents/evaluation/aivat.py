@@ -18,7 +18,13 @@ known policy alone explains:
   face down, is fixed and has no term);
 - **each decision of a bot with a known policy** (``policies[seat]`` gives
   its move probabilities): ``V(after the chosen move) - sum_a pi(a) V(after
-  a)``, where the value after "continue" is the mean over the draws.
+  a)``, where the value after "continue" is the mean over the draws;
+- **each decision of a bot that can be asked again** (``samplers[seat]``
+  returns moves drawn afresh from the same view, e.g. a copy of a
+  stochastic in-process bot with a new seed): ``V(after the chosen move) -
+  mean V(after each sampled move)``. Chosen and sampled moves are drawn
+  from the same distribution, so the mean is an unbiased stand-in for
+  ``sum_a pi(a) V(after a)`` and the term has mean zero too.
 
 ``corrected = result - sum(terms)``. Each term has conditional mean zero
 given the history before it, so the corrected result has the same
@@ -43,9 +49,10 @@ from .values import ValueFn, terminal_value
 
 Policy = Callable[[PlayerView], "Mapping[int, float] | None"]
 Basis = Callable[[State], Sequence[float]]
+Sampler = Callable[[PlayerView], Sequence[int]]
 PROBABILITY_TOLERANCE = 1e-6
-DEAL, DRAW_TERM, ACTION = "deal", "draw", "action"
-KINDS = (DEAL, DRAW_TERM, ACTION)
+DEAL, DRAW_TERM, ACTION, SAMPLED = "deal", "draw", "action", "sampled"
+KINDS = (DEAL, DRAW_TERM, ACTION, SAMPLED)
 
 
 class PolicyError(ValueError):
@@ -184,6 +191,20 @@ def action_term(state: State, action: int, probs: Mapping[int, float], value: Va
     return value_after(state, action, value) - mean
 
 
+def sampled_term(state: State, action: int, samples: Sequence[int], legal_mask: int, value: ValueFn,
+                 who: str) -> float:
+    """``V(after action) - mean V(after each sample)``; zero when every sample is the chosen move."""
+    if not samples:
+        raise PolicyError(f"{who}: the sampler returned no moves")
+    for s in samples:
+        if isinstance(s, bool) or not hasattr(s, "__index__") or not legal_mask >> s.__index__() & 1:
+            raise PolicyError(f"{who}: the sampler returned an illegal move {describe_action(s)}")
+    if all(s == action for s in samples):
+        return 0.0
+    mean = math.fsum(value_after(state, s.__index__(), value) for s in samples) / len(samples)
+    return value_after(state, action, value) - mean
+
+
 def correct_deal(
     start: State,
     actions: Sequence[int],
@@ -192,11 +213,14 @@ def correct_deal(
     *,
     with_deal_term: bool = True,
     basis: Basis | None = None,
+    samplers: Sequence[Sampler | None] = (None, None),
 ) -> DealCorrection:
     """Replay one deal from ``start`` (its first state) through ``actions`` and collect its luck terms.
 
     ``policies[seat]``: the move probabilities of a bot whose policy the
-    arena knows (a function of the view alone), or None for a black box.
+    arena knows (a function of the view alone), or None for a black box;
+    ``samplers[seat]`` (used where there is no policy): fresh draws of the
+    bot's move from a view.
     Raises ``ValueError`` (``IllegalActionError``) for an illegal action,
     ``PolicyError`` for bad probabilities, and ``ValueError`` when the
     actions do not finish the deal.
@@ -219,15 +243,20 @@ def correct_deal(
             raise ValueError(f"action {i} ({describe_action(a)}) comes after the end of the deal")
         a = state.check_action(a)
         p = state.to_act
-        policy = policies[p]
-        if policy is not None:
+        policy, sampler = policies[p], samplers[p]
+        probs = None
+        if policy is not None or sampler is not None:
             v = view(state, p)
-            probs = policy(v)
+            probs = policy(v) if policy is not None else None
             if probs is not None:
                 probs = check_probabilities(probs, v, a, f"the policy of seat {p}")
                 t = action_term(state, a, probs, value)
                 if t:
                     terms.append(Term(ACTION, i, p, t))
+            elif sampler is not None:
+                t = sampled_term(state, a, sampler(v), v.legal_mask, value, f"the sampler of seat {p}")
+                if t:
+                    terms.append(Term(SAMPLED, i, p, t))
         if is_chance_draw(state, a):
             outcomes = draw_outcomes(state)
             before = math.fsum(value(s) for s in outcomes) / len(outcomes)
@@ -245,6 +274,7 @@ def correct_deal(
 
 
 __all__ = [
-    "DealCorrection", "Policy", "PolicyError", "Term", "action_term", "check_probabilities", "correct_deal",
-    "deal_term", "draw_outcomes", "expected_after_draw", "is_chance_draw", "swapped_hands", "value_after",
+    "DealCorrection", "Policy", "PolicyError", "Sampler", "Term", "action_term", "check_probabilities",
+    "correct_deal", "deal_term", "draw_outcomes", "expected_after_draw", "is_chance_draw", "sampled_term",
+    "swapped_hands", "value_after",
 ]  # fmt: skip

@@ -17,6 +17,7 @@ values (``--estimator plain|aivat``).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,7 @@ from sixtysix_env.deals import next_deal
 from sixtysix_env.engine import OVER, State
 from sixtysix_env.seeding import deal_rng
 
-from .aivat import Basis, DealCorrection, Policy, correct_deal
+from .aivat import Basis, DealCorrection, Policy, Sampler, correct_deal
 from .values import ValueFn
 
 ESTIMATORS = ("plain", "aivat")
@@ -44,6 +45,25 @@ def policy_of(agent: Any) -> Policy | None:
     """The bot's ``action_probabilities(view)`` if it has one (its policy is then known), else None."""
     fn = getattr(agent, "action_probabilities", None)
     return fn if callable(fn) else None
+
+
+def sampler_of(copy: Any, rng: random.Random, k: int = 2) -> Sampler:
+    """A sampler that asks ``copy`` (a second instance of a stochastic in-process bot, never the one
+    playing) ``k`` times for its move, reseeded from ``rng`` (the estimator's own) before each ask.
+
+    Unbiased as long as the bot's move depends only on the view and its own
+    randomness (pimc without inference; not a bot that carries what it saw
+    from one decision to the next).
+    """
+
+    def sample(v: Any) -> list[int]:
+        out = []
+        for _ in range(k):
+            copy.reset(rng.getrandbits(63))
+            out.append(copy.act(v))
+        return out
+
+    return sample
 
 
 def check_correctable(agents: Sequence[Any]) -> None:
@@ -107,11 +127,12 @@ class GamePoints:
 
 def correct_game(line: Mapping[str, Any], value: ValueFn,
                  seat_policies: Sequence[Policy | None] = (None, None),
-                 basis: Basis | None = None) -> list[DealCorrection]:
-    """The corrections of every finished deal of a game line (``seat_policies`` by seat)."""
+                 basis: Basis | None = None,
+                 seat_samplers: Sequence[Sampler | None] = (None, None)) -> list[DealCorrection]:
+    """The corrections of every finished deal of a game line (policies and samplers by seat)."""
     out = []
     for start, actions in replay_deals(line):
-        out.append(correct_deal(start, actions, value, seat_policies, basis=basis))
+        out.append(correct_deal(start, actions, value, seat_policies, basis=basis, samplers=seat_samplers))
         reset = getattr(value, "reset", None)
         if reset is not None:
             reset()
@@ -120,10 +141,12 @@ def correct_game(line: Mapping[str, Any], value: ValueFn,
 
 def game_points(line: Mapping[str, Any], player: int, value: ValueFn,
                 policies: Mapping[int, Policy | None] | None = None,
-                basis: Basis | None = None) -> GamePoints:
+                basis: Basis | None = None,
+                samplers: Mapping[int, Sampler | None] | None = None) -> GamePoints:
     """Plain and corrected game points of ``player`` (an index in ``line["seats"]``) over the finished deals.
 
-    ``policies`` maps player indices to known policies (:func:`policy_of`).
+    ``policies`` maps player indices to known policies (:func:`policy_of`),
+    ``samplers`` to move samplers (:func:`sampler_of`).
     A deal cut short by a forfeit is not among the finished deals; the
     forfeit itself is the arena's to count.
     """
@@ -132,10 +155,12 @@ def game_points(line: Mapping[str, Any], player: int, value: ValueFn,
         raise ReplayError(f"game {line.get('index', '?')}: player {player} is not seated")
     policies = policies or {}
     seat_policies = [policies.get(seats[0]), policies.get(seats[1])]
+    samplers = samplers or {}
+    seat_samplers = [samplers.get(seats[0]), samplers.get(seats[1])]
     seat = seats.index(player)
     plain = corrected = 0.0
     luck: list[float] = []
-    corrections = correct_game(line, value, seat_policies, basis)
+    corrections = correct_game(line, value, seat_policies, basis, seat_samplers)
     for c in corrections:
         p, q = c.for_seat(seat)
         plain += p
@@ -219,5 +244,5 @@ def estimate(values: Sequence[float]) -> Estimate:
 __all__ = [
     "ESTIMATORS", "Estimate", "GamePoints", "NotCorrectable", "PairingPoints", "ReplayError",
     "check_correctable", "correct_game", "estimate", "game_points", "pairing_points", "policy_of",
-    "replay_deals",
+    "replay_deals", "sampler_of",
 ]  # fmt: skip

@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.evaluation.aivat import (
+    KINDS,
+    SAMPLED,
     PolicyError,
     action_term,
     check_probabilities,
@@ -20,6 +22,7 @@ from agents.evaluation.aivat import (
     draw_outcomes,
     expected_after_draw,
     is_chance_draw,
+    sampled_term,
     swapped_hands,
 )
 from agents.evaluation.games import (
@@ -31,6 +34,7 @@ from agents.evaluation.games import (
     pairing_points,
     policy_of,
     replay_deals,
+    sampler_of,
 )
 from agents.evaluation.regression import cross_fitted
 from agents.evaluation.values import SolverValue, hand_basis, heuristic_value, make_value, terminal_value
@@ -236,6 +240,35 @@ def test_builtin_policies_match_their_moves() -> None:
         check_correctable([make_agent("oracle")])
 
 
+def test_sampled_moves_of_a_stochastic_bot_give_zero_mean_terms() -> None:
+    """A bot asked again (a reseeded copy) stands in for its unknown policy: over many random deals the
+    sampled terms average to zero; a sampler's illegal or missing moves are refused."""
+    rng = random.Random(4)
+    sampler = sampler_of(RandomAgent(), random.Random(8), k=2)
+    player = RandomAgent(seed=5)
+    totals = []
+    for _ in range(300):
+        start = deal(rng)
+        s, actions = start.clone(), []
+        while not s.is_over:
+            a = player.act(view(s, s.to_act))
+            actions.append(a)
+            s.apply(a)
+        c = correct_deal(start, actions, heuristic_value, samplers=(sampler, sampler), with_deal_term=False)
+        totals.append(sum(t.value for t in c.terms if t.kind == SAMPLED))
+    assert any(totals)
+    e = estimate(totals)
+    assert e.lo < 0 < e.hi
+    s = deal(2)
+    legal = s.legal_actions()
+    assert sampled_term(s, legal[0], [legal[0]] * 3, s.legal_mask(), heuristic_value, "bot") == 0.0
+    illegal = next(x for x in range(32) if x not in legal)
+    with pytest.raises(PolicyError, match="illegal move"):
+        sampled_term(s, legal[0], [illegal], s.legal_mask(), heuristic_value, "bot")
+    with pytest.raises(PolicyError, match="no moves"):
+        sampled_term(s, legal[0], [], s.legal_mask(), heuristic_value, "bot")
+
+
 # ---------------------------------------------------------------- game lines
 def test_a_match_line_replays_into_its_deals_and_is_corrected() -> None:
     line = play_game(RandomAgent(seed=1), HeuristicAgent(seed=2), seed=77, unit="match").to_dict()
@@ -250,7 +283,7 @@ def test_a_match_line_replays_into_its_deals_and_is_corrected() -> None:
                 if d["winner"] is not None)
     assert gp.plain == plain and gp.deals == len(deals)
     assert gp1.plain == -gp.plain and gp1.corrected == pytest.approx(-gp.corrected)
-    assert len(gp.luck) == 3 + len(hand_basis(deal(0)))
+    assert len(gp.luck) == len(KINDS) + len(hand_basis(deal(0)))
 
 
 @pytest.mark.parametrize("tamper", ["action", "deals", "seed", "extra", "type"])
