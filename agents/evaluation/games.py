@@ -77,7 +77,7 @@ def check_correctable(agents: Sequence[Any]) -> None:
 
 def replay_deals(line: Mapping[str, Any]) -> list[tuple[State, list[int]]]:
     """The finished deals of a game line: (first state, actions) each, checked against its ``deals``."""
-    where = f"game {line.get('index', '?')}"
+    where = f"game {str(line.get('index', '?'))[:40]}"
     seed, actions, unit = line.get("seed"), line.get("actions"), line.get("unit")
     if isinstance(seed, bool) or not isinstance(seed, int) or unit not in ("match", "deal"):
         raise ReplayError(f"{where}: needs an int seed and unit 'match' or 'deal'")
@@ -104,7 +104,7 @@ def replay_deals(line: Mapping[str, Any]) -> list[tuple[State, list[int]]]:
             if not isinstance(rec, Mapping) or rec.get("winner") != res.winner or (
                     res.winner is not None and rec.get("game_points") != res.game_points):
                 raise ReplayError(f"{where}: deal {k} replays to {res.winner, res.game_points}, "
-                                  f"the line records {rec!r}")
+                                  f"the line records {str(rec)[:200]}")
             out.append((start, current))
             if unit == "match" and not state.match_over:
                 state = next_deal(state, deal_rng(seed, k + 1))
