@@ -8,6 +8,8 @@ exactly with the solver.
 
 from __future__ import annotations
 
+import random
+
 from sixtysix_env.knowledge import PlayerView
 
 from .base import BaseAgent, require_turn
@@ -32,3 +34,10 @@ class HeuristicAgent(BaseAgent):
         require_turn(view)
         a = self.solver.endgame_action(view, self.rng)
         return view_rule_action(view) if a is None else a
+
+    def action_probabilities(self, view: PlayerView) -> dict[int, float]:
+        """Its move with probability 1: the play is deterministic given the view (the endgame world
+        is the only one; ties go to the lowest action), so a fresh RNG leaves the bot's own untouched."""
+        require_turn(view)
+        a = Solver().endgame_action(view, random.Random(0))
+        return {view_rule_action(view) if a is None else a: 1.0}

@@ -1,0 +1,201 @@
+"""Value functions for the variance-reduced estimator (:mod:`agents.evaluation.aivat`).
+
+A value function maps a deal in progress to an estimate of its result in
+game points for seat 0 (zero-sum: seat 1's value is the negation). The
+estimator stays unbiased whatever the function returns, with one contract:
+**it may read both hands, the public history and the cards already drawn,
+never the order of the talon cards still face down** (the estimator calls
+it on states whose undrawn talon is in an arbitrary order). The better it
+predicts the deal's result, the more variance the corrections remove.
+
+- :func:`heuristic_value`: a linear model of hand and score features, one
+  weight vector per talon stage, fitted offline on self-play
+  (``bench/fit_variance_value.py`` prints :data:`WEIGHTS`). Microseconds.
+- :class:`SolverValue`: the exact perfect-information value from
+  :class:`~agents.search.solver.Solver` wherever both hands and the public
+  history fix every card that can still be played (talon closed or spent),
+  the heuristic before. Legitimate because the arena knows the full state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sixtysix_env.cards import ACE, KQ, POINTS, SUIT_MASKS, TEN
+from sixtysix_env.engine import OVER, State
+
+from ..search.solver import Solver
+
+ValueFn = Callable[[State], float]
+
+MAX_VALUE = 3.0  # a deal is worth at most 3 game points
+
+# Feature names, each "seat 0 minus seat 1" (so the model is zero-sum with no intercept).
+FEATURES = (
+    "score",          # deal score / 10 (card points + counted marriages)
+    "pending",        # marriage points shown but not counted yet (no trick) / 10
+    "hand_points",    # card points in hand / 10
+    "trumps",         # trumps in hand
+    "high_trumps",    # trump ace and ten in hand
+    "side_aces",      # non-trump aces in hand
+    "marriages",      # K+Q of a suit held and not shown: 2 (4 for trumps)
+    "has_trick",      # 1 once the player took a trick
+    "on_lead",        # 1 for the player on lead
+    "closer",         # 1 for the player who closed the talon
+    "near_win",       # 1 when the deal score is at least 66
+)
+
+# One weight vector per talon stage (see :func:`stage`), fitted by
+# bench/fit_variance_value.py on self-play of the built-in bots.
+WEIGHTS: dict[str, tuple[float, ...]] = {
+    "open12": (0.4631, 0.3254, 0.1563, 0.3389, -0.0826, 0.0647, 0.1204, -0.0799, -0.0165, 0.0, 0.0),
+    "open10": (0.3704, 0.3679, 0.2115, 0.3488, -0.0407, 0.0934, 0.1554, 0.3841, -0.1264, 0.0, 0.0778),
+    "open8": (0.3538, 0.3573, 0.1555, 0.3129, 0.0855, 0.1581, 0.2, 0.5096, -0.0548, 0.0, 0.2203),
+    "open6": (0.356, 0.3821, 0.1201, 0.2854, 0.184, 0.2421, 0.2174, 0.6757, -0.0251, 0.0, -0.1147),
+    "open4": (0.3272, 0.5572, 0.0837, 0.2783, 0.205, 0.2778, 0.1819, 0.7614, 0.0305, 0.0, 0.1876),
+    "open2": (0.292, 0.1734, 0.0366, 0.2737, 0.2684, 0.3624, 0.088, 0.6619, 0.016, 0.0, 0.3316),
+    "closed": (0.4195, 0.1266, 0.0776, 0.3926, 0.2706, 0.2706, -0.0812, -0.2929, 0.4092, -0.8994, 0.2072),
+    "spent": (0.1975, -0.513, -0.0062, 0.2688, 0.3264, 0.2871, 0.0268, 0.5749, 0.3026, 0.0, 0.4327),
+}
+
+
+def stage(state: State) -> str:
+    """The talon stage a weight vector belongs to: "open<stock>", "closed" or "spent"."""
+    if state.closed_by >= 0:
+        return "closed"
+    if state.stock == 0:
+        return "spent"
+    return f"open{state.stock}"
+
+
+def _side(state: State, p: int) -> list[float]:
+    hand = state.hands[p]
+    trump = state.trump
+    trumps = hand & SUIT_MASKS[trump]
+    hand_points = 0
+    h = hand
+    while h:
+        low = h & -h
+        hand_points += POINTS[low.bit_length() - 1]
+        h ^= low
+    side_aces = sum(1 for s in range(4) if s != trump and hand >> (6 * s + ACE) & 1)
+    marriages = 0
+    for s in range(4):
+        if hand & KQ[s] == KQ[s] and not state.shown[p] >> s & 1:
+            marriages += 4 if s == trump else 2
+    score = state.score(p)
+    pending = 0 if state.tricks[p] else state.marriage_points(p)
+    return [
+        score / 10,
+        pending / 10,
+        hand_points / 10,
+        float(bin(trumps).count("1")),
+        float((trumps >> (6 * trump + TEN)) & 1) + float((trumps >> (6 * trump + ACE)) & 1),
+        float(side_aces),
+        float(marriages),
+        1.0 if state.tricks[p] else 0.0,
+        1.0 if state.leader == p else 0.0,
+        1.0 if state.closed_by == p else 0.0,
+        1.0 if score >= 66 else 0.0,
+    ]
+
+
+def features(state: State) -> list[float]:
+    """The :data:`FEATURES` of ``state``, seat 0 minus seat 1."""
+    a, b = _side(state, 0), _side(state, 1)
+    return [x - y for x, y in zip(a, b, strict=True)]
+
+
+HAND_FEATURES = tuple(FEATURES.index(f) for f in
+                      ("hand_points", "trumps", "high_trumps", "side_aces", "marriages"))
+EARLY_STOCK = 8  # basis groups: draws that leave at least this many talon cards, and later ones
+
+
+def hand_basis(state: State) -> list[float]:
+    """The hand features (the ones a draw changes) in one of two slots, early or late talon.
+
+    The estimator's ``basis``: their chance luck lets a regression fit the
+    best linear value function for the bots at hand (docs/variance.md).
+    """
+    f = features(state)
+    x = [f[i] for i in HAND_FEATURES]
+    zeros = [0.0] * len(x)
+    return x + zeros if state.stock >= EARLY_STOCK else zeros + x
+
+
+def terminal_value(state: State) -> float:
+    """The result of a finished deal in game points for seat 0."""
+    res = state.result
+    if res is None:
+        raise ValueError("the deal is not over")
+    if res.winner is None:
+        return 0.0
+    return float(res.game_points if res.winner == 0 else -res.game_points)
+
+
+def heuristic_value(state: State) -> float:
+    """Linear estimate of the result for seat 0, clipped to the game-point scale."""
+    if state.window == OVER:
+        return terminal_value(state)
+    w = WEIGHTS.get(stage(state))
+    if w is None:
+        return 0.0
+    v = sum(wi * fi for wi, fi in zip(w, features(state), strict=True))
+    return max(-MAX_VALUE, min(MAX_VALUE, v))
+
+
+class SolverValue:
+    """Exact perfect-information value once the talon is closed or spent, ``fallback`` before.
+
+    Closed or spent, every card that can still be played is in a hand, so
+    the solver's value reads nothing hidden. ``open_last``: also solve the
+    last open stage (two talon cards left: the face-down one is the only
+    card unseen, so the state is fixed too); exact but slower.
+    """
+
+    def __init__(self, fallback: ValueFn = heuristic_value, open_last: bool = False) -> None:
+        self.fallback = fallback
+        self.open_last = open_last
+        self.solver = Solver()
+        self.cache: dict[tuple, float] = {}
+
+    def fixed(self, state: State) -> bool:
+        """True where both hands and the public history fix every playable card."""
+        return state.closed_by >= 0 or state.stock == 0 or (self.open_last and state.stock == 2)
+
+    def __call__(self, state: State) -> float:
+        if state.window == OVER:
+            return terminal_value(state)
+        if not self.fixed(state):
+            return self.fallback(state)
+        key = (tuple(state.hands), tuple(state.points), tuple(state.tricks), tuple(state.shown), state.stock,
+               state.closed_by, state.closer_opp_tricks, state.trump_card, state.window, state.to_act,
+               state.lead_card, state.marriage_suit, state.can_declare)
+        v = self.cache.get(key)
+        if v is None:
+            if len(self.cache) > 200_000:  # bounded: a long run must not grow without end
+                self.cache.clear()
+                self.solver.clear()
+            s = self.solver.solve(state)
+            v = float(s if state.to_act == 0 else -s)
+            self.cache[key] = v
+        return v
+
+    def reset(self) -> None:
+        """Free the tables (between deals)."""
+        self.cache.clear()
+        self.solver.clear()
+
+
+VALUE_NAMES = ("heuristic", "solver", "solver-last")
+
+
+def make_value(name: str) -> ValueFn:
+    """The value function of an option name (:data:`VALUE_NAMES`)."""
+    if name == "heuristic":
+        return heuristic_value
+    if name == "solver":
+        return SolverValue()
+    if name == "solver-last":
+        return SolverValue(open_last=True)
+    raise ValueError(f"unknown value function {name!r}; choose one of {', '.join(VALUE_NAMES)}")
