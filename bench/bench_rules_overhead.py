@@ -4,7 +4,8 @@ Loads the engine, scoring and dealing modules of ``--base`` (default
 ``main``) from git into a throw-away package next to the working tree's, then
 times both in alternation in this one process (random legal play, like
 ``bench_engine.py``; CPU time), so machine load hits both alike. Also
-checks that both give identical deals and results on the same seeds.
+checks that both give identical deals and results on the same seeds. Prints the other
+presets' speed too.
 
     python bench/bench_rules_overhead.py --seconds 1 --rounds 6
 """
@@ -98,6 +99,12 @@ def main(argv: list[str] | None = None) -> None:
         mo, mn = statistics.median(old), statistics.median(new)
         print(f"{'clone' if clone else 'unchecked':>9}: base {mo:,.0f}  rules {mn:,.0f} decisions/s "
               f"(ratio {mn / mo:.3f}, median of {args.rounds} alternated x {args.seconds:g}s CPU)")
+    for spec in ("kawu", "schnapsen", "schnapsen-pkg"):
+        def dealer(rng: random.Random, spec: str = spec) -> object:
+            return new_deals.deal(rng, rules=spec)
+
+        rate = statistics.median(run(dealer, args.seconds, i, False) for i in range(3))
+        print(f"{spec:>13}: {rate:,.0f} decisions/s (unchecked, median of 3)")
     print("load:", os.getloadavg())
 
 
