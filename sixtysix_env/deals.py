@@ -52,7 +52,7 @@ def new_state(
     bonus: int = 0,
 ) -> State:
     """A fresh deal from card ids, without validation (see :func:`fixed_deal`)."""
-    cls = State if rules is GERMAN else state_class(rules)
+    cls = State if rules is GERMAN and not bonus else state_class(rules, bonus)
     s = cls.__new__(cls)
     h0 = h1 = 0
     for c in hands[0]:
@@ -82,9 +82,10 @@ def new_state(
     s.dealer = dealer
     s.match_scores = [int(match_scores[0]), int(match_scores[1])]
     s.result = None
-    s.rules = rules
-    s.bonus = bonus
-    s.held = rules.held_start
+    if cls is not State:
+        s.rules = rules
+        s.bonus = bonus
+        s.held = rules.held_start
     return s
 
 

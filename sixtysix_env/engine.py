@@ -37,8 +37,8 @@ The engine knows nothing about environments, numpy or what a player may see;
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
 
 from .actions import (
     CLOSE,
@@ -154,9 +154,11 @@ class State:
     dealer: int
     match_scores: list[int]
     result: DealResult | None
-    rules: Rules
-    bonus: int
-    held: tuple[tuple[int, int], tuple[int, int]] | None
+    # The German game's values, on the class: a German deal carries and clones
+    # nothing more than before presets existed (RulesState gives them slots).
+    rules: ClassVar[Rules] = GERMAN
+    bonus: ClassVar[int] = 0
+    held: ClassVar[tuple[tuple[int, int], tuple[int, int]] | None] = None
 
     # ----------------------------------------------------------------- basics
     def clone(self) -> State:
@@ -191,9 +193,6 @@ class State:
         s.dealer = self.dealer
         s.match_scores = self.match_scores
         s.result = self.result
-        s.rules = self.rules
-        s.bonus = self.bonus
-        s.held = self.held
         return s
 
     __copy__ = clone
@@ -489,21 +488,53 @@ class State:
         )
 
 
-class VariantState(State):
-    """A deal of a preset whose play differs from the German game's
-    (:mod:`sixtysix_env.variants`): the German legal mask and trick, then
-    what the preset's :class:`~sixtysix_env.variants.Rules` change. German
-    deals (with or without the match switches) stay plain :class:`State`,
-    so the German hot paths read no rules."""
+_FIELDS = tuple(f.name for f in fields(State))
+_EXTRA = ("rules", "bonus", "held")
+_COPIED = ("hands", "points", "tricks", "won", "played")  # what a clone must not share (see State.clone)
 
-    __slots__ = ()
+
+class RulesState(State):
+    """A deal with rules other than the plain German defaults: ``rules``,
+    ``bonus`` and ``held`` are its own (slots) instead of the class's. German
+    play; the match switches (draw bonus, double game) need nothing more."""
+
+    __slots__ = _EXTRA
 
     def clone(self) -> State:
-        s = State.clone(self)
-        s.__class__ = VariantState
+        s = object.__new__(type(self))
+        for name in _FIELDS:
+            setattr(s, name, getattr(self, name))
+        for name in _COPIED:
+            setattr(s, name, getattr(self, name)[:])
+        s.rules, s.bonus, s.held = self.rules, self.bonus, self.held
         return s
 
     __copy__ = clone
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        same = State.__eq__(self, other)
+        return bool(same) and all(getattr(self, k) == getattr(other, k) for k in _EXTRA)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getstate__(self) -> tuple:
+        return tuple(getattr(self, k) for k in (*_FIELDS, *_EXTRA))
+
+    def __setstate__(self, state: tuple) -> None:
+        for k, v in zip((*_FIELDS, *_EXTRA), state, strict=True):
+            setattr(self, k, v)
+
+
+class VariantState(RulesState):
+    """A deal of a preset whose play differs from the German game's
+    (:mod:`sixtysix_env.variants`): the German legal mask and trick, then
+    what the preset's :class:`~sixtysix_env.variants.Rules` change. German
+    deals stay :class:`State` (or :class:`RulesState` with the match
+    switches), so the German hot paths read no rules."""
+
+    __slots__ = ()
 
     def legal_mask(self) -> int:
         m = State.legal_mask(self)
@@ -546,9 +577,11 @@ class VariantState(State):
         State._draw(self, p, len(self.talon))
 
 
-def state_class(rules: Rules) -> type[State]:
-    """The engine class for deals under ``rules``."""
-    return VariantState if rules.varies_play else State
+def state_class(rules: Rules, bonus: int = 0) -> type[State]:
+    """The engine class for deals under ``rules`` (and a draw bonus)."""
+    if rules.varies_play:
+        return VariantState
+    return State if (rules is GERMAN or rules == GERMAN) and not bonus else RulesState
 
 
 def _with_bits(pair: list[int], p: int, bits: int) -> list[int]:
@@ -560,5 +593,5 @@ def _with_bits(pair: list[int], p: int, bits: int) -> list[int]:
 
 __all__ = [
     "CLOSE_RESPONSE", "DRAW", "FINAL", "FOLLOW", "LEAD", "OVER", "PLAYER_IDS", "State", "TALON_CLOSED",
-    "TALON_OPEN", "TALON_SPENT", "VariantState", "WINDOW_NAMES", "state_class", "talon_phase",
+    "TALON_OPEN", "TALON_SPENT", "RulesState", "VariantState", "WINDOW_NAMES", "state_class", "talon_phase",
 ]  # fmt: skip

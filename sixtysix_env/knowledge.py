@@ -243,7 +243,7 @@ def sample_state(
         opp_hand |= 1 << c
     rest = cards_of(v.unseen & ~opp_hand)
     rng.shuffle(rest)
-    cls = state_class(v.rules)
+    cls = state_class(v.rules, v.bonus)
     s = cls.__new__(cls)
     hands = [0, 0]
     hands[me] = v.hand
@@ -281,9 +281,10 @@ def sample_state(
     s.dealer = v.dealer
     s.match_scores = list(v.match_scores)
     s.result = v.result
-    s.rules = v.rules
-    s.bonus = v.bonus
-    s.held = v.held
+    if cls is not State:
+        s.rules = v.rules
+        s.bonus = v.bonus
+        s.held = v.held
     return s
 
 

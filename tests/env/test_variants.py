@@ -8,6 +8,8 @@ preset's section of the rules document (cited per test).
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from types import SimpleNamespace
 
@@ -18,7 +20,7 @@ from hypothesis import strategies as st
 from sixtysix_env.actions import ACTION_NAMES, CLOSE, DECLARE
 from sixtysix_env.cards import CARD_NAMES, FULL_DECK, card_id, points_of
 from sixtysix_env.deals import deal, fixed_deal, next_bonus, next_deal
-from sixtysix_env.engine import CLOSE_RESPONSE, LEAD, OVER, State, VariantState
+from sixtysix_env.engine import CLOSE_RESPONSE, LEAD, OVER, RulesState, State, VariantState
 from sixtysix_env.knowledge import resample, view
 from sixtysix_env.scoring import CLOSER_BEATEN, DRAWN, FALSE_DECLARATION, LAST_TRICK, WIN_SCORE, declaration
 from sixtysix_env.variants import (
@@ -94,11 +96,21 @@ def test_bad_specs_are_named_errors(spec, error, words):
 def test_german_is_the_default_and_unchanged():
     for seed in range(50):
         a, b = deal(seed), deal(seed, rules="german+draw_bonus+double_game")
-        assert type(a) is State and type(b) is State
+        assert type(a) is State and type(b) is RulesState  # German play, own rules and bonus
         assert (a.hands, a.talon, a.dealer) == (b.hands, b.talon, b.dealer)
     assert GERMAN.talon_size == 12 and GERMAN.cards == tuple(range(24))
     for spec in ("kawu", "schnapsen", "schnapsen-pkg"):
         assert type(deal(0, rules=spec)) is VariantState
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_preset_states_copy_and_pickle_whole(spec):
+    s = deal(1, rules=spec, bonus=2 if "draw_bonus" in spec else 0)
+    s.apply(s.legal_actions()[0])
+    for t in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s), copy.copy(s), s.clone()):
+        assert type(t) is type(s) and t == s and (t.rules, t.bonus, t.held) == (s.rules, s.bonus, s.held)
+        t.hands[0] = 0
+        assert s.hands[0] and t != s
 
 
 def test_schnapsen_deals_twenty_cards_without_nines():
