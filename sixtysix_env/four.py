@@ -157,7 +157,7 @@ class FourState:
             decl = _DECLARE_BIT if self.can_declare and self.tricks[p & 1] else 0
             if self.marriage_suit >= 0:
                 return (h & KQ[self.marriage_suit]) | decl
-            return h | decl | _marriage_bits(h)
+            return h | decl | _marriage_bits(h, self.shown[p])  # a partner's show keeps K and Q in hand
         if w == FOLLOW:
             m = follow_cards(h, self.trick, self.trump, self.rules.head_trick)
             if p == partner_of(self.leader) and self.rules.partner_marriage and not self.partner_shown:

@@ -132,6 +132,26 @@ def test_last_trick_bonus_draws_and_the_deal_passes_left():
     assert reasons == {LAST_TRICK, DRAWN}
 
 
+def test_a_marriage_is_shown_once():
+    """Seat 2 shows hearts on its partner's lead, keeps KH QH, wins the trick:
+    leading, it cannot show them again (nor declare on the strength of it)."""
+    hands = ["9S KS TS 9C JC QC", "JS KC TC AC 9D JD", "AS KH QH 9H JH TH", "QS AH QD KD TD AD"]
+    s = fixed_four([h.split() for h in hands], dealer=3)
+    s.play("9S")
+    assert legal(s) == {"JS"}
+    s.play("JS", "marriage H", "AS", "QS")
+    assert (s.to_act, s.window, s.score(0)) == (2, LEAD, 11 + 2 + 3 + 0 + 20)
+    assert legal(s) == {"KH", "QH", "9H", "JH", "TH", "declare"}
+
+
+def test_registered_with_pettingzoo():
+    from pettingzoo.env_registry.registration import make
+
+    e = make("aec", "sixtysix_four_v0")
+    e.reset(seed=1)
+    assert e.agents == list(FOUR_IDS)
+
+
 def test_rules_parameters_change_play():
     s = fixed_four(HANDS, dealer=3, rules=FourRules(partner_marriage=False)).play("marriage C", "QC", "JC")
     assert "marriage H" not in legal(s)
