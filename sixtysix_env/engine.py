@@ -247,17 +247,10 @@ class State:
         return marriage_points(self.shown[player], self.trump)
 
     def score(self, player: int) -> int:
-        """Deal score: trick points, plus marriages once a trick is taken
-        (and, where the rules hold some back, once they count)."""
-        t = self.tricks[player]
-        if not t:
-            return self.points[player]
-        shown = self.shown[player]
-        if self.held is not None:
-            suits, at = self.held[player]
-            if t <= at:
-                shown &= ~suits
-        return self.points[player] + marriage_points(shown, self.trump)
+        """Deal score: trick points, plus marriages once a trick is taken."""
+        if self.tricks[player]:
+            return self.points[player] + marriage_points(self.shown[player], self.trump)
+        return self.points[player]
 
     # ------------------------------------------------------------ legal moves
     def legal_mask(self) -> int:
@@ -468,8 +461,6 @@ class State:
     def _end(self, winner: int | None, game_points: int, reason: str) -> None:
         self.window = OVER
         self.lead_card = -1
-        if winner is not None:
-            game_points += self.bonus
         self.result = DealResult(winner, game_points, reason, (self.score(0), self.score(1)))
         if winner is not None:
             scores = self.match_scores[:]  # replaced, not mutated: clones share it
@@ -518,6 +509,21 @@ class RulesState(State):
         return bool(same) and all(getattr(self, k) == getattr(other, k) for k in _EXTRA)
 
     __hash__ = None  # type: ignore[assignment]
+
+    def score(self, player: int) -> int:
+        """:meth:`State.score`, less the marriages ``held`` back (not counted yet, or lost)."""
+        t = self.tricks[player]
+        if not t:
+            return self.points[player]
+        shown = self.shown[player]
+        if self.held is not None:
+            suits, at = self.held[player]
+            if t <= at:
+                shown &= ~suits
+        return self.points[player] + marriage_points(shown, self.trump)
+
+    def _end(self, winner: int | None, game_points: int, reason: str) -> None:
+        State._end(self, winner, game_points + self.bonus if winner is not None else 0, reason)
 
     def __getstate__(self) -> tuple:
         return tuple(getattr(self, k) for k in (*_FIELDS, *_EXTRA))
