@@ -2,7 +2,7 @@
 
 A :class:`Rules` is a small frozen record of switches and numbers; the
 engine, the scoring and the dealing read it as data, so a preset is one
-entry here, not branches through the code. The German game of RULES.md is
+entry here, not branches through the code. The German game of docs/rules.md is
 :data:`GERMAN`, the default everywhere; the other presets change only the
 fields their rule books change.
 
@@ -33,7 +33,7 @@ CREDIT_TRICK_BEFORE = "trick_before"  # only if shown with a trick already taken
 CREDIT_NEXT_TRICK = "next_trick"  # at its owner's next trick won after showing it
 
 # How a deal is won by reaching 66.
-DECLARE_BY_PLAYER = "player"  # the declare action (RULES.md 3.7)
+DECLARE_BY_PLAYER = "player"  # the declare action (docs/rules.md 3.7)
 DECLARE_AUTO = "auto"  # the engine checks the trick's winner after every trick; no declare action
 
 _NO_NINES = FULL_DECK & ~sum(1 << (6 * s + NINE) for s in range(N_SUITS))
@@ -50,7 +50,7 @@ _PLAY_FIELDS = (
 class Rules:
     """One preset: every number and switch in which the games differ.
 
-    The defaults are the German game (RULES.md); docs/rules-variants.md
+    The defaults are the German game (docs/rules.md); docs/rules-variants.md
     numbers each field's rule. Build presets with :func:`rules_from_spec`.
     """
 
@@ -65,8 +65,8 @@ class Rules:
     exchange_needs_trick: bool = True
     # Closing.
     closing: bool = True
-    close_before_draw: bool = True  # a draw window after each phase-1 trick (RULES.md 5.2)
-    exchange_on_close: bool = True  # the close-response window (RULES.md 5.3)
+    close_before_draw: bool = True  # a draw window after each phase-1 trick (docs/rules.md 5.2)
+    exchange_on_close: bool = True  # the close-response window (docs/rules.md 5.3)
     # Marriages.
     late_marriages: bool = False  # may also be shown once the talon is closed or spent
     marriage_king_only: bool = False  # the card led after a marriage is its king (not K or Q)
