@@ -525,6 +525,9 @@ class RulesState(State):
     def _end(self, winner: int | None, game_points: int, reason: str) -> None:
         State._end(self, winner, game_points + self.bonus if winner is not None else 0, reason)
 
+    def _draw(self, p: int, talon_size: int = TALON_SIZE) -> None:
+        State._draw(self, p, len(self.talon))  # the deck of the rules may be smaller
+
     def __getstate__(self) -> tuple:
         return tuple(getattr(self, k) for k in (*_FIELDS, *_EXTRA))
 
@@ -578,9 +581,6 @@ class VariantState(RulesState):
         elif self.window == DRAW and not r.draw_window:
             self._draw(winner)  # no draw window: both draw at once
             self.window = LEAD
-
-    def _draw(self, p: int, talon_size: int = TALON_SIZE) -> None:
-        State._draw(self, p, len(self.talon))
 
 
 def state_class(rules: Rules, bonus: int = 0) -> type[State]:

@@ -204,8 +204,14 @@ def rules_from_spec(spec: Any) -> Rules:
 
 
 def check_rules(rules: Rules, spec: str = "") -> None:
-    """Raise :class:`RulesConflictError` for a combination no rule book allows."""
+    """Raise :class:`RulesConflictError` for a combination no rule book allows
+    (or a hand-made :class:`Rules` the engine cannot deal)."""
     where = f" in {spec!r}" if spec else ""
+    size = rules.talon_size
+    if rules.hand_size < 1 or size < 2 or size % 2:
+        raise RulesConflictError(f"{rules.name}{where}: {rules.hand_size} cards each leave a talon of {size}")
+    if any(not rules.deck >> (6 * s + rules.exchange_rank) & 1 for s in range(N_SUITS)):
+        raise RulesConflictError(f"{rules.name}{where}: the exchange card is not in the deck")
     if rules.draw_bonus and not rules.can_draw:
         raise RulesConflictError(
             f"draw_bonus{where}: {rules.name} has no drawn deals, so no bonus to carry "

@@ -93,6 +93,29 @@ def test_bad_specs_are_named_errors(spec, error, words):
         deal(0, rules=spec)
 
 
+def test_hand_made_rules_are_checked_and_deal_right():
+    from dataclasses import replace
+
+    from sixtysix_env.variants import check_rules
+
+    with pytest.raises(RulesConflictError, match="exchange card is not in the deck"):
+        check_rules(replace(GERMAN, deck=PRESETS["schnapsen"].deck))
+    with pytest.raises(RulesConflictError, match="leave a talon of 0"):
+        check_rules(replace(GERMAN, hand_size=12))
+    # German play with a smaller deck (no aces): a RulesState drawing from a 10-card talon.
+    aces = sum(1 << (6 * s + 5) for s in range(4))
+    no_aces = replace(GERMAN, name="no-aces", deck=FULL_DECK & ~aces, hand_size=5)
+    check_rules(no_aces)
+    rng = random.Random(0)
+    for _ in range(30):
+        s = deal(rng, rules=no_aces)
+        assert type(s) is RulesState and len(s.talon) == 10
+        while not s.is_over:
+            s.apply(rng.choice([a for a in s.legal_actions() if a != DECLARE] or s.legal_actions()))
+            assert (s.hands[0] | s.hands[1] | s.played[0] | s.played[1]) & ~no_aces.deck == 0
+        assert s.played[0] | s.played[1] == no_aces.deck or s.closed_by >= 0
+
+
 def test_german_is_the_default_and_unchanged():
     for seed in range(50):
         a, b = deal(seed), deal(seed, rules="german+draw_bonus+double_game")
