@@ -12,6 +12,11 @@ winner's score must agree. Any disagreement raises :class:`Mismatch`.
 
     compare_deal(random.Random(7))                       # random bots
     compare_deal(random.Random(7), strong=True)          # the package's rdeep bots
+
+:class:`PackageBot` goes the other way: one of the package's bots as our
+agent (``act(view)``) for ``schnapsen-pkg`` deals, so its bots play ours.
+It hands the package bot a state built from a world sampled from the view
+(:func:`~sixtysix_env.knowledge.sample_state`), never the true hidden cards.
 """
 
 from __future__ import annotations
@@ -20,9 +25,15 @@ import random
 from typing import Any
 
 from sixtysix_env.actions import EXCHANGE, MARRIAGE
-from sixtysix_env.cards import CARD_NAMES, KING
+from sixtysix_env.cards import CARD_NAMES, KING, QUEEN, cards_of
 from sixtysix_env.deals import fixed_deal
 from sixtysix_env.engine import FOLLOW, LEAD, State
+from sixtysix_env.knowledge import PlayerView, sample_state
+from sixtysix_env.scoring import marriage_points
+
+from .base import BaseAgent, require_turn
+
+PACKAGE_BOTS = ("rand", "bully", "rdeep")
 
 SUITS = {"CLUBS": 0, "SPADES": 1, "HEARTS": 2, "DIAMONDS": 3}
 RANKS = {"JACK": 1, "QUEEN": 2, "KING": 3, "TEN": 4, "ACE": 5}
@@ -149,4 +160,117 @@ def compare_deal(rng: random.Random, strong: bool = False, rules: str = "schnaps
     return s
 
 
-__all__ = ["Mismatch", "card_of", "compare_deal", "our_tokens", "play_token", "token"]
+def _card(c: int) -> Any:
+    """The package ``Card`` of our card id."""
+    from schnapsen.deck import Card, Rank, Suit
+
+    suit = next(k for k, v in SUITS.items() if v == c // 6)
+    rank = next(k for k, v in RANKS.items() if v == c % 6)
+    return Card.get_card(Rank[rank], Suit[suit])
+
+
+def package_state(world: State, me: int) -> tuple[Any, Any]:
+    """A package ``GameState`` of our ``world`` for the seat ``me`` to move in,
+    and the leader's move when ``me`` follows (else None). Cards played
+    before, and cards known in the opponent's hand, go into a history of
+    stand-in tricks: the package bots read what they have seen from it."""
+    from schnapsen.game import BotState, GameState, Hand, Marriage, Previous, RegularMove, RegularTrick, Score
+    from schnapsen.game import Talon as PkgTalon
+
+    leader = me if world.window == LEAD else 1 - me
+    hands = list(world.hands)
+    leader_move = None
+    if world.window == FOLLOW:
+        lead = world.lead_card
+        hands[leader] |= 1 << lead  # the package removes the led card after the trick
+        suit = lead // 6
+        if lead % 6 == KING and world.shown[leader] >> suit & 1:
+            leader_move = Marriage(_card(6 * suit + QUEEN), _card(lead))
+        else:
+            leader_move = RegularMove(_card(lead))
+
+    def score(p: int) -> Any:
+        direct = world.score(p)
+        pending = 0
+        if world.held is not None:
+            suits, at = world.held[p]
+            if world.tricks[p] <= at:
+                pending = marriage_points(suits, world.trump)
+        return Score(direct_points=direct, pending_points=pending)
+
+    def bot_state(p: int) -> Any:
+        return BotState(implementation=None, hand=Hand([_card(c) for c in cards_of(hands[p])], max_size=5),
+                        score=score(p), won_cards=[_card(c) for c in cards_of(world.won[p])])  # fmt: skip
+
+    size = len(world.talon)
+    rest = [*world.talon[size - world.stock : size - 1], world.trump_card] if world.stock else []
+    suit_name = next(k for k, v in SUITS.items() if v == world.trump)
+    from schnapsen.deck import Suit
+
+    talon = PkgTalon([_card(c) for c in rest], trump_suit=Suit[suit_name])
+
+    def state(previous: Any) -> Any:
+        lead_state, follow_state = bot_state(leader), bot_state(1 - leader)
+        return GameState(leader=lead_state, follower=follow_state, talon=talon, previous=previous)
+
+    seen = (world.played[0] | world.played[1] | world.known[1 - me] & hands[1 - me]) & ~hands[me]
+    if world.window == FOLLOW:
+        seen &= ~(1 << world.lead_card)
+    fillers = cards_of(hands[me]) or [world.trump_card]
+    seen_cards = cards_of(seen)
+    previous = None
+    for i in range(0, len(seen_cards), 2):
+        a = seen_cards[i]
+        b = seen_cards[i + 1] if i + 1 < len(seen_cards) else fillers[0]
+        trick = RegularTrick(leader_move=RegularMove(_card(a)), follower_move=RegularMove(_card(b)))
+        previous = Previous(state(previous), trick, True)
+    return state(previous), leader_move
+
+
+class PackageBot(BaseAgent):
+    """A bot of the ``schnapsen`` package (``rand``, ``bully`` or ``rdeep``)
+    as our agent, for ``schnapsen-pkg`` deals only."""
+
+    def __init__(self, kind: str = "rdeep", seed: int | None = None) -> None:
+        if kind not in PACKAGE_BOTS:
+            known = ", ".join(PACKAGE_BOTS)
+            raise ValueError(f"unknown schnapsen package bot {kind!r}: choose one of {known}")
+        super().__init__(seed)
+        self.kind = kind
+        self.name = f"pkg-{kind}"
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        from schnapsen.bots import BullyBot, RandBot, RdeepBot
+
+        self.rng.seed(seed)
+        inner_rng = random.Random(self.rng.random())
+        if self.kind == "rdeep":
+            self.inner = RdeepBot(num_samples=4, depth=4, rand=inner_rng)
+        else:
+            self.inner = (BullyBot if self.kind == "bully" else RandBot)(inner_rng)
+
+    def act(self, view: PlayerView) -> int:
+        from schnapsen.game import FollowerPerspective, LeaderPerspective, SchnapsenGamePlayEngine
+
+        require_turn(view)
+        if view.rules.name != "schnapsen-pkg":
+            raise ValueError(f"{self.name} plays the schnapsen-pkg rules only, not {view.rules.spec!r}")
+        if view.window == LEAD and view.marriage_suit >= 0:
+            return 6 * view.marriage_suit + KING  # the marriage's king, chosen with the marriage
+        gs, leader_move = package_state(sample_state(view, self.rng), view.player)
+        engine = SchnapsenGamePlayEngine()
+        if leader_move is None:
+            perspective: Any = LeaderPerspective(gs, engine)
+        else:
+            perspective = FollowerPerspective(gs, engine, leader_move)
+        tok = token(self.inner.get_move(perspective, leader_move))
+        if tok[0] == "card":
+            return tok[1]
+        return MARRIAGE + tok[1] if tok[0] == "marriage" else EXCHANGE
+
+
+__all__ = [
+    "PACKAGE_BOTS", "Mismatch", "PackageBot", "card_of", "compare_deal", "our_tokens", "package_state",
+    "play_token", "token",
+]  # fmt: skip
