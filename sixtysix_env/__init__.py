@@ -8,7 +8,9 @@ PettingZoo / Gymnasium adapters load on first use (``sixtysix_env.env``,
 works in an environment without numpy, gymnasium or pettingzoo.
 
 Where gymnasium and pettingzoo are installed, importing the package registers
-``gymnasium.make("SixtySix-v0")`` and ``pettingzoo.make("aec", "sixtysix_v0")``.
+``gymnasium.make("SixtySix-v0")``, ``pettingzoo.make("aec", "sixtysix_v0")``
+and the four-player ``pettingzoo.make("aec", "sixtysix_four_v0")``. Rule
+presets: :mod:`sixtysix_env.variants` (``deal(rng, rules="kawu")``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from .deals import deal, fixed_deal, next_deal
 from .engine import PLAYER_IDS, State
 from .knowledge import PlayerView, resample, sample_state, view
 from .scoring import DealResult
+from .variants import PRESETS, Rules, RulesConflictError, UnknownRulesError, rules_from_spec
 
 # Names that need numpy, gymnasium or pettingzoo: loaded from their module on first use.
 _LAZY = {
@@ -82,6 +85,8 @@ def _register() -> None:
 
         if "sixtysix-v0" not in aec_registry:  # PettingZoo stores "_vN" ids as "-vN"
             register("aec", "sixtysix_v0", entry_point="sixtysix_env.aec:env")
+        if "sixtysix_four-v0" not in aec_registry:
+            register("aec", "sixtysix_four_v0", entry_point="sixtysix_env.aec_four:env")
 
 
 _register()
@@ -102,12 +107,16 @@ __all__ = [
     "OpponentActionError",
     "OpponentError",
     "PLAYER_IDS",
+    "PRESETS",
     "PlayerView",
     "ProtocolError",
     "ResetNeededError",
+    "Rules",
+    "RulesConflictError",
     "SixtySixGymEnv",
     "State",
     "UnknownOpponentError",
+    "UnknownRulesError",
     "VectorEnv",
     "action_name",
     "card_id",
@@ -123,6 +132,7 @@ __all__ = [
     "parse_cards",
     "raw_env",
     "resample",
+    "rules_from_spec",
     "sample_state",
     "view",
 ]

@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from .actions import to_int
-from .cards import CARD_NAMES, N_CARDS, parse_cards
-from .engine import HAND_SIZE, LEAD, MATCH_TARGET, TALON_SIZE, State
+from .cards import CARD_NAMES, cards_of, parse_cards
+from .engine import LEAD, State, state_class
 from .seeding import make_rng
+from .variants import GERMAN, Rules, rules_from_spec
 
 
 def _check_dealer(dealer: Any) -> int:
@@ -29,16 +30,16 @@ def _check_dealer(dealer: Any) -> int:
     return int(dealer)
 
 
-def _check_match_scores(match_scores: Any) -> list[int]:
-    """Two game-point counts in 0..6 (a deal is only dealt while the match is on)."""
+def _check_match_scores(match_scores: Any, target: int = GERMAN.match_target) -> list[int]:
+    """Two game-point counts below the match target (a deal is only dealt while the match is on)."""
     try:
         n = -1 if isinstance(match_scores, (str, bytes)) else len(match_scores)
     except TypeError:
         n = -1
     if n != 2:
         raise ValueError(f"match scores must be two ints, got {match_scores!r}")
-    if any(to_int(g) != g or not 0 <= g < MATCH_TARGET for g in match_scores):
-        raise ValueError(f"match scores must be ints in 0..{MATCH_TARGET - 1}, got {list(match_scores)!r}")
+    if any(to_int(g) != g or not 0 <= g < target for g in match_scores):
+        raise ValueError(f"match scores must be ints in 0..{target - 1}, got {list(match_scores)!r}")
     return [int(match_scores[0]), int(match_scores[1])]
 
 
@@ -47,9 +48,12 @@ def new_state(
     talon: Sequence[int],
     dealer: int,
     match_scores: Sequence[int] = (0, 0),
+    rules: Rules = GERMAN,
+    bonus: int = 0,
 ) -> State:
     """A fresh deal from card ids, without validation (see :func:`fixed_deal`)."""
-    s = State.__new__(State)
+    cls = State if rules is GERMAN and not bonus else state_class(rules, bonus)
+    s = cls.__new__(cls)
     h0 = h1 = 0
     for c in hands[0]:
         h0 |= 1 << c
@@ -57,7 +61,7 @@ def new_state(
         h1 |= 1 << c
     s.hands = [h0, h1]
     s.talon = tuple(talon)
-    s.stock = TALON_SIZE
+    s.stock = len(s.talon)
     s.trump_card = s.talon[-1]
     s.trump = s.trump_card // 6
     s.closed_by = -1
@@ -78,6 +82,10 @@ def new_state(
     s.dealer = dealer
     s.match_scores = [int(match_scores[0]), int(match_scores[1])]
     s.result = None
+    if cls is not State:
+        s.rules = rules
+        s.bonus = bonus
+        s.held = rules.held_start
     return s
 
 
@@ -85,15 +93,29 @@ def deal(
     rng: int | random.Random | Any | None = None,
     dealer: int | None = None,
     match_scores: Sequence[int] = (0, 0),
+    rules: Rules | str | None = None,
+    bonus: int = 0,
 ) -> State:
-    """Shuffle and deal one deal. ``dealer`` None: chosen at random."""
+    """Shuffle and deal one deal. ``dealer`` None: chosen at random.
+    ``rules``: a :class:`~sixtysix_env.variants.Rules` or spec string (German by default)."""
+    rules = GERMAN if rules is None else rules_from_spec(rules)
     rng = make_rng(rng)
     dealer = (1 if rng.random() < 0.5 else 0) if dealer is None else _check_dealer(dealer)
-    cards = list(range(N_CARDS))
+    cards = list(rules.cards)
     rng.shuffle(cards)
     if type(cards[0]) is not int:  # an RNG that swapped in its own integer type
         cards = [int(c) for c in cards]
-    return new_state((cards[0:6], cards[6:12]), cards[12:24], dealer, _check_match_scores(match_scores))
+    n = rules.hand_size
+    scores = _check_match_scores(match_scores, rules.match_target)
+    if bonus:
+        bonus = _check_bonus(bonus)
+    return new_state((cards[0:n], cards[n : 2 * n]), cards[2 * n :], dealer, scores, rules, bonus)
+
+
+def _check_bonus(bonus: Any) -> int:
+    if to_int(bonus) != bonus or not 0 <= bonus < 100:
+        raise ValueError(f"bonus must be an int in 0..99, got {bonus!r}")
+    return int(bonus)
 
 
 def fixed_deal(
@@ -101,35 +123,45 @@ def fixed_deal(
     talon: Sequence[int | str],
     dealer: int = 0,
     match_scores: Sequence[int] = (0, 0),
+    rules: Rules | str | None = None,
+    bonus: int = 0,
 ) -> State:
     """A deal fixed card by card (docs/rules.md section 7), fully validated.
 
-    ``hands[p]`` are player p's 6 cards; ``talon[0]`` is drawn first and
-    ``talon[-1]`` is the face-up trump card. Cards are ids or names. Raises
-    ``ValueError`` naming what is wrong: bad names, wrong counts, duplicate or
-    missing cards, a bad dealer or match score.
+    ``hands[p]`` are player p's 6 cards (the preset's hand size);
+    ``talon[0]`` is drawn first and ``talon[-1]`` is the face-up trump card.
+    Cards are ids or names. Raises ``ValueError`` naming what is wrong: bad
+    names, wrong counts, duplicate, missing or foreign cards (a nine in
+    Schnapsen), a bad dealer, match score or rules spec.
     """
+    rules = rules_from_spec(rules)
     dealer = _check_dealer(dealer)
+    n = rules.hand_size
     if isinstance(hands, (str, bytes)) or len(hands) != 2:
-        raise ValueError(f"hands must be two lists of 6 cards, got {hands!r}")
+        raise ValueError(f"hands must be two lists of {n} cards, got {hands!r}")
     parsed_hands = []
     for p, hand in enumerate(hands):
         cards = parse_cards(hand)
-        if len(cards) != HAND_SIZE:
-            raise ValueError(f"hands[{p}] has {len(cards)} cards, expected {HAND_SIZE}")
+        if len(cards) != n:
+            raise ValueError(f"hands[{p}] has {len(cards)} cards, expected {n}")
         parsed_hands.append(cards)
     parsed_talon = parse_cards(talon)
-    if len(parsed_talon) != TALON_SIZE:
-        raise ValueError(f"talon has {len(parsed_talon)} cards, expected {TALON_SIZE}")
+    if len(parsed_talon) != rules.talon_size:
+        raise ValueError(f"talon has {len(parsed_talon)} cards, expected {rules.talon_size}")
     everything = parsed_hands[0] + parsed_hands[1] + parsed_talon
     seen: set[int] = set()
     dupes = sorted({c for c in everything if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
     if dupes:
         raise ValueError(f"duplicate cards in the deal: {', '.join(CARD_NAMES[c] for c in dupes)}")
-    missing = sorted(set(range(N_CARDS)) - seen)
+    deck = set(cards_of(rules.deck))
+    foreign = sorted(seen - deck)
+    if foreign:
+        raise ValueError(f"cards not in the {rules.name} deck: {', '.join(CARD_NAMES[c] for c in foreign)}")
+    missing = sorted(deck - seen)
     if missing:
         raise ValueError(f"missing cards in the deal: {', '.join(CARD_NAMES[c] for c in missing)}")
-    return new_state(parsed_hands, parsed_talon, dealer, _check_match_scores(match_scores))
+    scores = _check_match_scores(match_scores, rules.match_target)
+    return new_state(parsed_hands, parsed_talon, dealer, scores, rules, _check_bonus(bonus))
 
 
 def next_dealer(state: State) -> int:
@@ -139,11 +171,21 @@ def next_dealer(state: State) -> int:
     return state.dealer if state.result.winner is None else state.result.winner
 
 
+def next_bonus(state: State) -> int:
+    """The next deal's draw bonus: one more after a drawn deal with the
+    ``draw_bonus`` switch (they add up over drawn deals in a row), else 0."""
+    if state.result is None:
+        raise ValueError("the deal is not over yet")
+    if state.result.winner is None and state.rules.draw_bonus:
+        return state.bonus + 1
+    return 0
+
+
 def next_deal(state: State, rng: int | random.Random | Any | None = None) -> State:
-    """Deal the match's next deal after ``state`` ended (dealer by the rules)."""
+    """Deal the match's next deal after ``state`` ended (dealer, rules and bonus carried on)."""
     if state.match_over:
         raise ValueError(f"the match is over: {state.match_scores}")
-    return deal(rng, next_dealer(state), state.match_scores)
+    return deal(rng, next_dealer(state), state.match_scores, state.rules, next_bonus(state))
 
 
-__all__ = ["deal", "fixed_deal", "new_state", "next_deal", "next_dealer"]
+__all__ = ["deal", "fixed_deal", "new_state", "next_bonus", "next_deal", "next_dealer"]

@@ -37,8 +37,8 @@ The engine knows nothing about environments, numpy or what a player may see;
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
 
 from .actions import (
     CLOSE,
@@ -52,8 +52,9 @@ from .actions import (
     is_legal,
     parse_action,
 )
-from .cards import CARD_NAMES, HIGHER, KQ, LAST_TRICK_BONUS, N_CARDS, POINTS, SUIT_MASKS, names_of
-from .scoring import DealResult, closer_failed, declaration, last_trick, marriage_points
+from .cards import CARD_NAMES, HIGHER, KQ, N_CARDS, POINTS, QUEEN, SUIT_MASKS, names_of
+from .scoring import WIN_SCORE, DealResult, closer_failed, declaration, last_trick, marriage_points
+from .variants import CREDIT_NEXT_TRICK, CREDIT_TRICK_BEFORE, DECLARE_AUTO, GERMAN, Rules
 
 LEAD, DRAW, CLOSE_RESPONSE, FOLLOW, FINAL, OVER = range(6)
 PLAYER_IDS = ("player_0", "player_1")  # the environments' agent names, seat 0 and seat 1
@@ -72,9 +73,12 @@ def talon_phase(s: Any) -> str:
 WINDOW_NAMES = ("lead", "draw", "close_response", "follow", "final", "over")
 N_WINDOWS = 6
 
-TALON_SIZE = 12
-HAND_SIZE = 6
-MATCH_TARGET = 7
+# The German game's numbers (a deal's own are in ``State.rules``).
+TALON_SIZE = GERMAN.talon_size
+HAND_SIZE = GERMAN.hand_size
+MATCH_TARGET = GERMAN.match_target
+# A marriage that never counts (lost, docs/rules-variants.md V2.2) waits for this many tricks.
+_NEVER = 1 << 30
 
 _EXCHANGE_BIT = 1 << EXCHANGE
 _CLOSE_BIT = 1 << CLOSE
@@ -120,6 +124,11 @@ class State:
       ``can_declare``: the player on lead just took a trick or showed a
       marriage and has not led since.
     - ``dealer``, ``match_scores``, ``result`` (a :class:`DealResult` once over).
+    - ``rules``: the preset this deal follows (:mod:`sixtysix_env.variants`);
+      ``bonus``: extra game points for this deal's winner (the draw bonus);
+      ``held``: None, or per player ``(suits, tricks)``: shown marriages of
+      those suits that count only once the player has more than ``tricks``
+      tricks (presets whose marriages count later or never).
     """
 
     hands: list[int]
@@ -145,6 +154,11 @@ class State:
     dealer: int
     match_scores: list[int]
     result: DealResult | None
+    # The German game's values, on the class: a German deal carries and clones
+    # nothing more than before presets existed (RulesState gives them slots).
+    rules: ClassVar[Rules] = GERMAN
+    bonus: ClassVar[int] = 0
+    held: ClassVar[tuple[tuple[int, int], tuple[int, int]] | None] = None
 
     # ----------------------------------------------------------------- basics
     def clone(self) -> State:
@@ -208,15 +222,25 @@ class State:
 
     @property
     def match_over(self) -> bool:
-        return self.match_scores[0] >= MATCH_TARGET or self.match_scores[1] >= MATCH_TARGET
+        target = self.rules.match_target
+        return self.match_scores[0] >= target or self.match_scores[1] >= target
 
     @property
     def match_winner(self) -> int | None:
-        if self.match_scores[0] >= MATCH_TARGET:
+        target = self.rules.match_target
+        if self.match_scores[0] >= target:
             return 0
-        if self.match_scores[1] >= MATCH_TARGET:
+        if self.match_scores[1] >= target:
             return 1
         return None
+
+    @property
+    def match_value(self) -> int:
+        """Matches the finished match counts for: 2 for a 7-0 win with the
+        double-game switch (docs/rules-variants.md V1.3), else 1."""
+        if self.rules.double_game and self.match_over and min(self.match_scores) == 0:
+            return 2
+        return 1
 
     def marriage_points(self, player: int) -> int:
         """Points of the marriages ``player`` showed, counted or not yet."""
@@ -334,7 +358,10 @@ class State:
             self.shown = _with_bits(self.shown, p, 1 << suit)
             self.known = _with_bits(self.known, p, KQ[suit])
             self.marriage_suit = suit
-            self.can_declare = True
+            if self.held is None:
+                self.can_declare = True
+            else:
+                self._hold_marriage(p, 1 << suit)
         elif w == CLOSE_RESPONSE:  # exchange or continue, then the closer leads
             if action == EXCHANGE:
                 self._exchange(p)
@@ -387,11 +414,26 @@ class State:
         elif self.closed_by >= 0:
             self.window = FINAL
         else:
-            self.points[winner] += LAST_TRICK_BONUS
-            self._end(*last_trick(self))
+            self.points[winner] += self.rules.last_trick_bonus
+            self._end(*last_trick(self, winner))
 
-    def _draw(self, p: int) -> None:
-        i = TALON_SIZE - self.stock
+    def _hold_marriage(self, p: int, suit_bit: int) -> None:
+        """Record a marriage that does not count yet (or ever) under the rules' credit."""
+        credit = self.rules.marriage_credit
+        suits, at = self.held[p]  # type: ignore[index]
+        if credit == CREDIT_NEXT_TRICK:
+            entry = (suit_bit, self.tricks[p])
+        elif credit == CREDIT_TRICK_BEFORE and not self.tricks[p]:
+            entry = (suits | suit_bit, _NEVER)
+        else:
+            entry = (suits, at)
+        held = list(self.held)  # type: ignore[arg-type]
+        held[p] = entry
+        self.held = (held[0], held[1])
+        self.can_declare = True
+
+    def _draw(self, p: int, talon_size: int = TALON_SIZE) -> None:
+        i = talon_size - self.stock
         self.hands[p] |= 1 << self.talon[i]
         if self.stock == 2:
             self.hands[1 - p] |= 1 << self.trump_card
@@ -401,7 +443,7 @@ class State:
         self.stock -= 2
 
     def _exchange(self, p: int) -> None:
-        nine = 6 * self.trump
+        nine = 6 * self.trump + self.rules.exchange_rank
         self.hands[p] ^= (1 << nine) | (1 << self.trump_card)
         self.known = _with_bits(self.known, p, 1 << self.trump_card)
         self.trump_card = nine
@@ -410,8 +452,11 @@ class State:
     def _close(self, p: int) -> None:
         self.closed_by = p
         self.closer_opp_tricks = self.tricks[1 - p]
-        self.window = CLOSE_RESPONSE
-        self.to_act = 1 - p
+        if self.rules.exchange_on_close:
+            self.window = CLOSE_RESPONSE
+            self.to_act = 1 - p
+        else:
+            self.window = LEAD
 
     def _end(self, winner: int | None, game_points: int, reason: str) -> None:
         self.window = OVER
@@ -434,6 +479,117 @@ class State:
         )
 
 
+_FIELDS = tuple(f.name for f in fields(State))
+_EXTRA = ("rules", "bonus", "held")
+_COPIED = ("hands", "points", "tricks", "won", "played")  # what a clone must not share (see State.clone)
+
+
+class RulesState(State):
+    """A deal with rules other than the plain German defaults: ``rules``,
+    ``bonus`` and ``held`` are its own (slots) instead of the class's. German
+    play; the match switches (draw bonus, double game) need nothing more."""
+
+    __slots__ = _EXTRA
+
+    def clone(self) -> State:
+        s = object.__new__(type(self))
+        for name in _FIELDS:
+            setattr(s, name, getattr(self, name))
+        for name in _COPIED:
+            setattr(s, name, getattr(self, name)[:])
+        s.rules, s.bonus, s.held = self.rules, self.bonus, self.held
+        return s
+
+    __copy__ = clone
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        same = State.__eq__(self, other)
+        return bool(same) and all(getattr(self, k) == getattr(other, k) for k in _EXTRA)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def score(self, player: int) -> int:
+        """:meth:`State.score`, less the marriages ``held`` back (not counted yet, or lost)."""
+        t = self.tricks[player]
+        if not t:
+            return self.points[player]
+        shown = self.shown[player]
+        if self.held is not None:
+            suits, at = self.held[player]
+            if t <= at:
+                shown &= ~suits
+        return self.points[player] + marriage_points(shown, self.trump)
+
+    def _end(self, winner: int | None, game_points: int, reason: str) -> None:
+        State._end(self, winner, game_points + self.bonus if winner is not None else 0, reason)
+
+    def _draw(self, p: int, talon_size: int = TALON_SIZE) -> None:
+        State._draw(self, p, len(self.talon))  # the deck of the rules may be smaller
+
+    def __getstate__(self) -> tuple:
+        return tuple(getattr(self, k) for k in (*_FIELDS, *_EXTRA))
+
+    def __setstate__(self, state: tuple) -> None:
+        for k, v in zip((*_FIELDS, *_EXTRA), state, strict=True):
+            setattr(self, k, v)
+
+
+class VariantState(RulesState):
+    """A deal of a preset whose play differs from the German game's
+    (:mod:`sixtysix_env.variants`): the German legal mask and trick, then
+    what the preset's :class:`~sixtysix_env.variants.Rules` change. German
+    deals stay :class:`State` (or :class:`RulesState` with the match
+    switches), so the German hot paths read no rules."""
+
+    __slots__ = ()
+
+    def legal_mask(self) -> int:
+        m = State.legal_mask(self)
+        w = self.window
+        r = self.rules
+        h = self.hands[self.to_act]
+        low = (h >> (6 * self.trump + r.exchange_rank)) & 1
+        if w == LEAD:
+            ms = self.marriage_suit
+            if ms >= 0:
+                if r.marriage_king_only:
+                    m &= ~(1 << (6 * ms + QUEEN))
+            elif self.closed_by < 0 and self.stock:
+                m &= ~_EXCHANGE_BIT
+                if low and (r.free_exchange or self.tricks[self.to_act]):
+                    m |= _EXCHANGE_BIT
+            elif r.late_marriages:
+                m |= _MARRIAGE_ACTIONS[(h >> 1) & h & _QUEENS]
+            if not r.closing:
+                m &= ~_CLOSE_BIT
+            if r.declaring == DECLARE_AUTO:
+                m &= ~_DECLARE_BIT
+        elif w == DRAW or w == CLOSE_RESPONSE:
+            m = (m & ~_EXCHANGE_BIT) | (_EXCHANGE_BIT if low else 0)
+        return m
+
+    def _follow(self, p: int, card: int) -> None:
+        State._follow(self, p, card)
+        if self.window == OVER:
+            return
+        r = self.rules
+        winner = self.to_act
+        if r.declaring == DECLARE_AUTO and self.score(winner) >= WIN_SCORE:
+            self._end(*declaration(self, winner))  # 66 is checked after every trick
+        elif self.window == DRAW and not r.draw_window:
+            self._draw(winner)  # no draw window: both draw at once
+            self.window = LEAD
+
+
+def state_class(rules: Rules, bonus: int = 0) -> type[State]:
+    """The engine class for deals under ``rules`` (and a draw bonus)."""
+    if rules.varies_play:
+        return VariantState
+    return State if (rules is GERMAN or rules == GERMAN) and not bonus else RulesState
+
+
 def _with_bits(pair: list[int], p: int, bits: int) -> list[int]:
     """A copy of ``pair`` with ``bits`` set in entry ``p`` (copy on write)."""
     out = pair[:]
@@ -443,5 +599,5 @@ def _with_bits(pair: list[int], p: int, bits: int) -> list[int]:
 
 __all__ = [
     "CLOSE_RESPONSE", "DRAW", "FINAL", "FOLLOW", "LEAD", "OVER", "PLAYER_IDS", "State", "TALON_CLOSED",
-    "TALON_OPEN", "TALON_SPENT", "WINDOW_NAMES", "talon_phase",
+    "TALON_OPEN", "TALON_SPENT", "RulesState", "VariantState", "WINDOW_NAMES", "state_class", "talon_phase",
 ]  # fmt: skip

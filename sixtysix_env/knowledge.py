@@ -20,8 +20,9 @@ import random
 from typing import Any
 
 from .cards import cards_of
-from .engine import OVER, State
+from .engine import OVER, State, state_class
 from .seeding import make_rng
+from .variants import Rules
 
 _FIELDS = (
     "player",
@@ -53,6 +54,9 @@ _FIELDS = (
     "opp_void",
     "opp_hand_size",
     "unseen",
+    "rules",
+    "bonus",
+    "held",
 )
 
 
@@ -73,6 +77,8 @@ class PlayerView:
       ``my_void``: the same about this player, as the opponent sees it.
     - ``unseen``: cards this player has not seen and cannot place: they are
       in the opponent's hand (outside ``opp_known``) or face down in the talon.
+    - ``rules``, ``bonus``, ``held``: the deal's preset, draw bonus and
+      marriages not counted yet (public, as in the engine ``State``).
     """
 
     __slots__ = _FIELDS
@@ -106,6 +112,9 @@ class PlayerView:
     opp_void: int
     opp_hand_size: int
     unseen: int
+    rules: Rules
+    bonus: int
+    held: Any
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PlayerView):
@@ -191,7 +200,10 @@ def view(state: State, player: int) -> PlayerView:
     seen = hand | played[0] | played[1] | opp_known
     if stock:
         seen |= 1 << state.trump_card
-    v.unseen = 0xFFFFFF & ~seen
+    v.unseen = state.rules.deck & ~seen
+    v.rules = state.rules
+    v.bonus = state.bonus
+    v.held = state.held
     return v
 
 
@@ -231,15 +243,17 @@ def sample_state(
         opp_hand |= 1 << c
     rest = cards_of(v.unseen & ~opp_hand)
     rng.shuffle(rest)
-    s = State.__new__(State)
+    cls = state_class(v.rules, v.bonus)
+    s = cls.__new__(cls)
     hands = [0, 0]
     hands[me] = v.hand
     hands[opp] = opp_hand
     s.hands = hands
+    size = v.rules.talon_size
     if v.stock:
-        s.talon = tuple([-1] * (12 - v.stock)) + tuple(int(c) for c in rest) + (v.trump_card,)
+        s.talon = tuple([-1] * (size - v.stock)) + tuple(int(c) for c in rest) + (v.trump_card,)
     else:
-        s.talon = tuple([-1] * 12)
+        s.talon = tuple([-1] * size)
     s.stock = v.stock
     s.trump = v.trump
     s.trump_card = v.trump_card if v.stock else -1
@@ -267,6 +281,10 @@ def sample_state(
     s.dealer = v.dealer
     s.match_scores = list(v.match_scores)
     s.result = v.result
+    if cls is not State:
+        s.rules = v.rules
+        s.bonus = v.bonus
+        s.held = v.held
     return s
 
 

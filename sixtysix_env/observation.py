@@ -321,7 +321,8 @@ def encode_full_into(state: State, player: int, out: np.ndarray) -> None:
     """Write :func:`encode_full` into ``out[:FULL_OBS_SIZE]``."""
     encode_into(view(state, player), out)
     stock = state.stock
-    hidden = state.talon[TALON_SIZE - stock : TALON_SIZE - 1] if stock else ()
+    size = len(state.talon)  # 12, or a preset's shorter talon
+    hidden = state.talon[size - stock : size - 1] if stock else ()
     talon_mask = 0
     for c in hidden:
         talon_mask |= 1 << c

@@ -52,11 +52,16 @@ def game_points(loser_score: int, loser_tricks: int) -> int:
 
 def declaration(s: Any, p: int) -> tuple[int, int, str]:
     """Player ``p`` declares (4.1): right with 66, else the opponent scores 2;
-    beating the closer is worth 2, anything else :func:`game_points`."""
+    beating the closer is worth 2, anything else :func:`game_points`.
+    The state's ``rules`` may score a false declaration 3 against an
+    opponent without a trick, and beating the closer as a failed close."""
     opp = 1 - p
+    rules = s.rules
     if s.score(p) < WIN_SCORE:
-        return opp, 2, FALSE_DECLARATION
+        return opp, 3 if rules.false_claim_three and not s.tricks[opp] else 2, FALSE_DECLARATION
     if s.closed_by == opp:
+        if rules.closer_beaten_like_failed:
+            return p, closer_failed(s)[1], CLOSER_BEATEN
         return p, 2, CLOSER_BEATEN
     return p, game_points(s.score(opp), s.tricks[opp]), DECLARED
 
@@ -67,9 +72,17 @@ def closer_failed(s: Any) -> tuple[int, int, str]:
     return 1 - s.closed_by, 3 if s.closer_opp_tricks == 0 else 2, CLOSER_FAILED
 
 
-def last_trick(s: Any) -> tuple[int | None, int, str]:
-    """All twelve tricks played (4.3, the last-trick bonus already counted): the
-    higher score wins :func:`game_points`; equal scores draw the deal."""
+def last_trick(s: Any, winner: int | None = None) -> tuple[int | None, int, str]:
+    """All tricks played with the talon spent (4.3, the last-trick bonus already
+    counted): the higher score wins :func:`game_points`; equal scores draw the
+    deal. Presets whose last trick wins the deal (``rules.last_trick_wins``)
+    give the last trick's ``winner`` those game points, or score it as a
+    declaration when it has 66."""
+    n = s.rules.last_trick_wins
+    if n and winner is not None:
+        if s.score(winner) >= WIN_SCORE:
+            return declaration(s, winner)
+        return winner, n, LAST_TRICK
     s0, s1 = s.score(0), s.score(1)
     if s0 == s1:
         return None, 0, DRAWN

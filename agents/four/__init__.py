@@ -1,0 +1,34 @@
+"""Bots for four-player partnership Sixty-Six (:mod:`sixtysix_env.four`).
+
+``make_four_agent("random" | "heuristic" | "search[:worlds]", seed)`` builds one;
+an unknown name is a ``ValueError`` naming the known ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bots import FourHeuristicAgent, FourRandomAgent, heuristic_action
+from .search import FourSearchAgent
+
+FOUR_AGENTS = ("random", "heuristic", "search")
+
+
+def make_four_agent(spec: str, seed: int | None = None) -> Any:
+    """A four-player bot from a spec: ``random``, ``heuristic``, ``search`` or ``search:N`` (N worlds)."""
+    name, _, arg = str(spec).partition(":")
+    if name == "random" and not arg:
+        return FourRandomAgent(seed)
+    if name == "heuristic" and not arg:
+        return FourHeuristicAgent(seed)
+    if name == "search":
+        try:
+            worlds = int(arg) if arg else 12
+        except ValueError:
+            raise ValueError(f"four-player bot {spec!r}: search:N needs an int N") from None
+        return FourSearchAgent(seed, worlds)
+    raise ValueError(f"unknown four-player bot {spec!r}: choose one of {', '.join(FOUR_AGENTS)} (search:N)")
+
+
+__all__ = ["FOUR_AGENTS", "FourHeuristicAgent", "FourRandomAgent", "FourSearchAgent", "heuristic_action",
+           "make_four_agent"]  # fmt: skip
