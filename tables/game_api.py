@@ -25,8 +25,17 @@ from typing import TYPE_CHECKING, Any
 
 from agents import KNOWN_AGENTS
 
-from .endpoint import ApiError, checked_int, endpoint, owner_of, query_int, read_json
-from .games import Game, Tables
+from .endpoint import (
+    ApiError,
+    checked_int,
+    client_of,
+    endpoint,
+    owner_of,
+    query_int,
+    query_seconds,
+    read_json,
+)
+from .games import Busy, Game, Tables
 from .hints import Hinter
 from .menu import CHEATS, MENU, MenuError, describe_menu, menu_spec
 from .moves import IllegalMove
@@ -102,8 +111,11 @@ async def api_new(request: Request, tables: Tables, token: str) -> Any:
         session, hinter = await tables.run(build)
     except ValueError as e:
         raise ApiError(400, str(e).split("\n")[0]) from None
-    game = Game(session, hinter, owner_of(token))
-    tables.put(token, game)
+    game = Game(session, hinter, owner_of(token), client_of(request))
+    try:
+        tables.put(token, game)
+    except Busy as e:
+        raise ApiError(e.status, str(e)) from None
     tables.start_bot(game)
     return game.payload(since=-1), 201
 
@@ -117,12 +129,8 @@ async def api_game(request: Request, tables: Tables, token: str) -> Any:
     elif s.over and game.record is None and (game.task is None or game.task.done()):
         await tables.save(game)  # the bot's loop could not save it: try again, and let a failure show
     since = query_int(request, "since", -1, 2**31)
-    wait = request.query_params.get("wait")
-    if wait is not None:
-        try:
-            wait_s = min(max(float(wait), 0.0), MAX_WAIT)
-        except ValueError:
-            raise ApiError(400, "wait must be a number of seconds") from None
+    wait_s = query_seconds(request, "wait", MAX_WAIT)
+    if wait_s is not None:
         if since is None:
             raise ApiError(400, "wait needs since")
         if s.version <= since and (game.pending or (s.over and game.record is None)):
@@ -188,8 +196,13 @@ async def api_hint(request: Request, tables: Tables, token: str) -> Any:
             hinter.observe(past)
         return hinter.hint(v)
 
+    if game.hint_lock.locked():
+        raise ApiError(429, "a hint is already being worked out for this game")
     async with game.hint_lock:
-        h = await tables.run(think)
+        try:
+            h = await tables.search(game, think, wait=False)
+        except Busy as e:
+            raise ApiError(e.status, str(e)) from None
     values = [{"action": a, "value": x, **({"visits": h["visits"][a]} if h.get("visits") else {})}
               for a, x in sorted(h["values"].items(), key=lambda kv: -kv[1])]
     return {"hint": {"bot": h["bot"], "action": h["action"], "kind": h["kind"], "detail": h["detail"],

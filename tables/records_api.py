@@ -14,12 +14,13 @@ Games are re-run from their seed and actions by :func:`tables.viewer.replay_fram
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from typing import TYPE_CHECKING, Any
 
 from agents.arena.records import ResultsFileError, read_results
 
-from .endpoint import ApiError, checked_int, endpoint, owner_of, read_json
+from .endpoint import ApiError, checked_int, endpoint, owner_of, parse_int, read_json
 from .games import Tables
 from .store import summary
 from .viewer import replay_frames
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 LIST_LIMIT = 1000  # games listed per record file
 UPLOAD_LIMIT = 8 * 1024 * 1024
+SOURCE = re.compile(r"[0-9]{1,9}")  # a --records file's number (ASCII digits only)
 
 
 def read_games(path: str, name: str | None = None) -> list[dict[str, Any]]:
@@ -38,6 +40,8 @@ def read_games(path: str, name: str | None = None) -> list[dict[str, Any]]:
         return read_results(path)[1]
     except (OSError, ResultsFileError) as e:
         raise ApiError(422, f"cannot read {name}: {str(e).replace(path, name)}") from None
+    except RecursionError:  # a line nested too deep for the JSON reader
+        raise ApiError(422, f"cannot read {name}: a line is nested too deep") from None
 
 
 def frames_of(games: list[dict[str, Any]], index: int, where: str) -> dict[str, Any]:
@@ -74,9 +78,10 @@ def recorded_frames(tables: Tables, source: str, index: int, owner: str) -> dict
             return replay(tables.store.game(index, owner))
         except KeyError:
             raise ApiError(404, f"you have no finished game {index}") from None
-    if not source.isdigit() or int(source) >= len(tables.files):
-        raise ApiError(404, f"no record source {source!r}")
-    path = tables.files[int(source)]
+    number = parse_int(source, "a record source", 0, 2**31) if SOURCE.fullmatch(source) else None
+    if number is None or number >= len(tables.files):
+        raise ApiError(404, f"no record source {source[:40]!r}")
+    path = tables.files[number]
     return frames_of(read_games(path), index, os.path.basename(path))
 
 
@@ -98,10 +103,7 @@ async def api_records(request: Request, tables: Tables, token: str) -> Any:
 
 @endpoint
 async def api_record(request: Request, tables: Tables, token: str) -> Any:
-    try:
-        index = int(request.path_params["index"])
-    except ValueError:
-        raise ApiError(400, "a game index is an integer") from None
+    index = parse_int(request.path_params["index"], "a game index", 0, 2**31)
     return await tables.run(recorded_frames, tables, request.path_params["source"], index, owner_of(token))
 
 

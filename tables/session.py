@@ -27,6 +27,8 @@ Typical use (the terminal and the web table do exactly this)::
 
 from __future__ import annotations
 
+import copy
+import operator
 import secrets
 from collections import deque
 from typing import Any
@@ -187,11 +189,15 @@ class Session:
 
     def bot_decide(self, v: PlayerView, kwargs: dict[str, Any]) -> tuple[int | None, str | None]:
         """The bot's move for view ``v``: ``(action, None)``, or ``(None, error)`` when the bot
-        raised. Safe to run in another thread: it touches only the bot."""
+        raised. The bot gets its own copy of ``v`` (an edit to it cannot touch the game). Safe
+        to run in another thread: it touches only the bot."""
         try:
-            return int(self.bot.act(v, **kwargs)), None
-        except Exception as e:  # noqa: BLE001 - a crashing bot forfeits, as in the arena
-            return None, f"{type(e).__name__}: {e}"
+            action = self.bot.act(copy.deepcopy(v), **kwargs)
+            if isinstance(action, bool):
+                raise TypeError("act() returned a bool, not an action id")
+            return operator.index(action), None  # an int or a numpy integer; a float or text raises
+        except BaseException as e:  # noqa: BLE001 - a crashing bot (even SystemExit) forfeits, as in the arena
+            return None, f"{type(e).__name__}: {e}"[:500]
 
     def apply_bot(self, v: PlayerView, action: int | None, error: str | None) -> list[dict[str, Any]]:
         """Apply the move :meth:`bot_decide` returned for view ``v``; a stale move (the
@@ -199,19 +205,24 @@ class Session:
         move forfeits, as in the arena."""
         if not self.bot_to_act or view(self.state, self.bot_seat) != v:
             return []
-        if error is not None or action is None or not (v.legal_mask >> action) & 1:
-            self.version += 1
-            if error is not None:
-                self._forfeit(self.bot_seat, "exception", error)
-                text = f"{self.bot_name} crashed ({error[:200]}) and forfeits"
-            else:
-                self._forfeit(self.bot_seat, "illegal", f"illegal action {action}")
-                text = f"{self.bot_name} chose an illegal move and forfeits"
-            self._event(self.bot_seat, None, text + ": " + self.narrator.game_over(self.record))
-            f = self.frame()
-            self.frames.append(f)
-            return [f]
+        if error is not None:
+            return self.forfeit_bot(error)
+        if action is None or not 0 <= action < 32 or not (v.legal_mask >> action) & 1:
+            return self.forfeit_bot(f"illegal action {action}", "illegal")
         return self._apply(self.bot_seat, action)
+
+    def forfeit_bot(self, error: str, reason: str = "exception") -> list[dict[str, Any]]:
+        """The bot loses the game: it crashed (``reason="exception"``) or chose an illegal move."""
+        if self._finished:
+            return []
+        self.version += 1
+        self._forfeit(self.bot_seat, reason, error)
+        what = "chose an illegal move" if reason == "illegal" else f"crashed ({error[:200]})"
+        self._event(self.bot_seat, None, f"{self.bot_name} {what} and forfeits: "
+                    + self.narrator.game_over(self.record))
+        f = self.frame()
+        self.frames.append(f)
+        return [f]
 
     def bot_move(self) -> list[dict[str, Any]]:
         """Let the bot move now, in this thread (the terminal table)."""
