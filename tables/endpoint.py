@@ -87,6 +87,8 @@ def endpoint(fn: Handler) -> Callable[[Request], Awaitable[Response]]:
             response = JSONResponse({"error": e.message}, status_code=e.status)
         except ClientDisconnect:  # the browser went away mid-request: nobody to answer, nothing to log
             return Response(status_code=499)
+        except asyncio.CancelledError:  # the server is stopping (uvicorn cancels what outlives its grace)
+            return JSONResponse({"error": "the server is shutting down"}, status_code=503)
         response.headers["Cache-Control"] = "no-store"
         if fresh:
             response.set_cookie(COOKIE, token, max_age=COOKIE_AGE, httponly=True, samesite="strict", path="/")

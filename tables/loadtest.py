@@ -147,19 +147,21 @@ async def run(base: str, games: int, vs: str, episode: str, seed: int = 0) -> Re
     return res
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+        s.bind((host, 0))
         return s.getsockname()[1]
 
 
 @contextmanager
 def local_server(*args: str, data: str | None = None, log: str | None = None,
                  timeout: float = 60.0) -> Iterator[str]:
-    """Run ``python -m tables.web`` on a free loopback port; yields its base URL. The
-    server's stderr goes to the file ``log`` (default: a temporary one), never to a pipe
-    that nobody reads: a full pipe would stall the server at its next log line."""
-    port = free_port()
+    """Run ``python -m tables.web`` on a free loopback port (``--host`` among ``args``:
+    that address, e.g. ``::1``); yields its base URL. The server's stderr goes to the file
+    ``log`` (default: a temporary one), never to a pipe that nobody reads: a full pipe
+    would stall the server at its next log line."""
+    host = args[args.index("--host") + 1] if "--host" in args else "127.0.0.1"
+    port = free_port(host)
     with tempfile.TemporaryDirectory() as tmp:
         data = data or os.path.join(tmp, "data")
         log = log or os.path.join(tmp, "server.log")
@@ -168,7 +170,7 @@ def local_server(*args: str, data: str | None = None, log: str | None = None,
         with open(log, "ab") as err:
             proc = subprocess.Popen([sys.executable, "-m", "tables.web", "--port", str(port), "--data", data,
                                      *args], env=env, stdout=subprocess.DEVNULL, stderr=err)
-        base = f"http://127.0.0.1:{port}"
+        base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
         try:
             _wait_until_up(base, proc, log, timeout)
             yield base
