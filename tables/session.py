@@ -28,6 +28,7 @@ Typical use (the terminal and the web table do exactly this)::
 from __future__ import annotations
 
 import copy
+import functools
 import operator
 import secrets
 from collections import deque
@@ -48,6 +49,29 @@ EPISODES = ("match", "deal")
 HUMAN_NAME = "human"
 RESIGNED = "resigned"  # the forfeit reason of a person who gives up (RULES.md 4.4)
 FRAMES_KEPT = 64  # recent frames a table may ask for again (the opponent's moves, shown one by one)
+SHARED_WEIGHTS = ("layers", "endgame_layers", "closed_layers")  # a ppo bot's weights: read-only, shared
+PPO_KEPT = 8  # ppo checkpoints kept loaded (one per spec)
+
+
+@functools.lru_cache(maxsize=PPO_KEPT)
+def _loaded_ppo(spec: str) -> Any:
+    return make_agent(spec, seed=0)
+
+
+def make_bot(spec: str, seed: int | None) -> Any:
+    """``agents.make_agent(spec, seed)``, except that every ``ppo`` bot of one spec shares one
+    loaded copy of its network weights (read only, so threads may share them): each game gets
+    its own copy of everything else (RNGs, solver). Without it a game with a ppo bot holds
+    several MB of weights of its own."""
+    if spec.partition(":")[0].strip().lower() != "ppo":
+        return make_agent(spec, seed=seed)
+    loaded = _loaded_ppo(spec)
+    bot = copy.copy(loaded)
+    for key, value in vars(loaded).items():
+        if key not in SHARED_WEIGHTS:
+            setattr(bot, key, copy.deepcopy(value))
+    bot.reset(seed)
+    return bot
 
 
 class Session:
@@ -76,7 +100,7 @@ class Session:
         self.bot_seat = 1 - seat
         self.auto_forced = auto_forced
         seeds = (derive_seed(self.seed, "seat", 0), derive_seed(self.seed, "seat", 1))
-        self.bot = make_agent(vs, seed=seeds[self.bot_seat])
+        self.bot = make_bot(vs, seeds[self.bot_seat])
         self.bot.reset(seeds[self.bot_seat])
         self.bot_name = str(self.bot.name)
         self._bot_needs_state = bool(getattr(self.bot, "requires_state", False))
@@ -345,4 +369,4 @@ class Session:
         return line
 
 
-__all__ = ["EPISODES", "Session"]
+__all__ = ["EPISODES", "Session", "make_bot"]
