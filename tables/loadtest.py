@@ -286,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.url:
         res = asyncio.run(run(args.url, args.games, args.vs, args.episode, args.seed))
     else:
-        with local_server("--threads", str(args.threads)) as base:
+        with local_server("--threads", str(args.threads), "--games-per-client", str(args.games)) as base:
             res = asyncio.run(run(base, args.games, args.vs, args.episode, args.seed))
     print(json.dumps(res.figures(), indent=2))
     for e in res.errors[:10]:
