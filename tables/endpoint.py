@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import ipaddress
 import json
 import math
 import re
@@ -60,9 +61,19 @@ def owner_of(token: str) -> str:
 
 
 def client_of(request: Request) -> str:
-    """Who a request counts against for the per-client caps: its remote address (the server
-    reads no proxy headers, so a client cannot name another address)."""
-    return request.client.host if request.client is not None else "unknown"
+    """Who a request counts against for the per-client caps: its remote address, an IPv6 one by
+    its /64 network (one host commonly holds a whole /64). The server reads no proxy headers,
+    so a client cannot name another address."""
+    host = request.client.host if request.client is not None else "unknown"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if address.version == 6 and not address.is_loopback:
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return host
 
 
 def endpoint(fn: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -108,15 +119,25 @@ def check_origin(request: Request) -> None:
 
 async def read_json(request: Request, limit: int = BODY_LIMIT) -> dict[str, Any]:
     """The JSON object of a request body (415, 413, 408 or 400 otherwise)."""
+    return json_object(await read_body(request, limit))
+
+
+async def read_body(request: Request, limit: int = BODY_LIMIT) -> bytes:
+    """The raw body of a JSON request (415, 413 or 408 otherwise); :func:`json_object` reads it
+    (in a worker thread for a big one: parsing megabytes would stall every other request)."""
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
         raise ApiError(415, "send JSON (Content-Type: application/json)")
     declared = request.headers.get("content-length")
     if declared is not None and (INTEGER.fullmatch(declared) is None or int(declared) > limit):
         raise ApiError(413, f"request body over {limit} bytes")
     try:
-        body = await asyncio.wait_for(_read_body(request, limit), BODY_TIMEOUT)
+        return await asyncio.wait_for(_read_body(request, limit), BODY_TIMEOUT)
     except asyncio.TimeoutError:
         raise ApiError(408, f"the request body took over {BODY_TIMEOUT:g} s") from None
+
+
+def json_object(body: bytes) -> dict[str, Any]:
+    """A request body as a JSON object (400 otherwise)."""
     data = parse_json(body, "the request body")
     if not isinstance(data, dict):
         raise ApiError(400, "the request body must be a JSON object")
@@ -184,5 +205,5 @@ def query_seconds(request: Request, key: str, hi: float) -> float | None:
     return min(value, hi)
 
 
-__all__ = ["ApiError", "checked_int", "client_of", "endpoint", "owner_of", "parse_int", "parse_json",
-           "query_int", "query_seconds", "read_json"]
+__all__ = ["ApiError", "checked_int", "client_of", "endpoint", "json_object", "owner_of", "parse_int",
+           "parse_json", "query_int", "query_seconds", "read_body", "read_json"]

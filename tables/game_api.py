@@ -200,7 +200,7 @@ async def api_hint(request: Request, tables: Tables, token: str) -> Any:
         raise ApiError(429, "a hint is already being worked out for this game")
     async with game.hint_lock:
         try:
-            h = await tables.search(game, think, wait=False)
+            h = await tables.search(game.client, think, wait=False)
         except Busy as e:
             raise ApiError(e.status, str(e)) from None
     values = [{"action": a, "value": x, **({"visits": h["visits"][a]} if h.get("visits") else {})}

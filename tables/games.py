@@ -75,8 +75,7 @@ class DaemonPool(Executor):
     running when the process exits (a long search) is abandoned instead of waited for."""
 
     def __init__(self, threads: int, name: str) -> None:
-        self._tasks: queue.SimpleQueue[tuple[Future, Callable[..., Any], tuple[Any, ...]] | None] = \
-            queue.SimpleQueue()
+        self._tasks: queue.SimpleQueue[tuple[Future, Callable[[], Any]] | None] = queue.SimpleQueue()
         self._closed = False
         for i in range(threads):
             threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True).start()
@@ -86,12 +85,12 @@ class DaemonPool(Executor):
         if self._closed:
             raise RuntimeError("the pool is shut down")
         f: Future = Future()
-        self._tasks.put((f, lambda: fn(*args, **kwargs), ()))
+        self._tasks.put((f, lambda: fn(*args, **kwargs)))
         return f
 
     def _work(self) -> None:
         while (task := self._tasks.get()) is not None:
-            f, fn, _ = task
+            f, fn = task
             if not f.set_running_or_notify_cancel():
                 continue
             try:
@@ -250,10 +249,10 @@ class Tables:
         """``fn(*args)`` in the bots' thread pool, off the event loop."""
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
 
-    async def search(self, game: Game, fn: Callable[..., Any], *args: Any, wait: bool) -> Any:
-        """``fn(*args)``, a bot move or a hint of ``game``, in one of its client's search slots
-        (without ``wait``: :class:`Busy` when its client has none free)."""
-        async with self.slots.slot(game.client, wait):
+    async def search(self, client: str, fn: Callable[..., Any], *args: Any, wait: bool) -> Any:
+        """``fn(*args)`` (a bot move, a hint, a replay: any work for one client) in one of
+        ``client``'s slots (without ``wait``: :class:`Busy` when it has none free)."""
+        async with self.slots.slot(client, wait):
             return await self.run(fn, *args)
 
     def start_bot(self, game: Game) -> None:
@@ -267,7 +266,7 @@ class Tables:
             while not s.over:
                 if s.bot_to_act:
                     v, kwargs = s.bot_view()
-                    action, error = await self.search(game, s.bot_decide, v, kwargs, wait=True)
+                    action, error = await self.search(game.client, s.bot_decide, v, kwargs, wait=True)
                     if not s.apply_bot(v, action, error) and s.bot_to_act:
                         s.forfeit_bot("the bot's move could not be applied")
                 elif (forced := s.forced_action()) is not None:

@@ -292,3 +292,16 @@ def test_the_records_file_is_rotated_past_its_cap(tmp_path):
     assert os.path.getsize(path) < 3000 + 2000 and os.path.getsize(path + ".1") < 3000 + 2000
     assert 0 < len(store.games()) < 12
     assert RecordStore(path, max_bytes=3000).games() == store.games()
+
+
+def test_a_client_is_its_address_and_an_ipv6_client_its_64_network():
+    from types import SimpleNamespace
+
+    from tables.endpoint import client_of
+
+    def at(host):
+        return client_of(SimpleNamespace(client=SimpleNamespace(host=host)))
+
+    assert at("2001:db8::1") == at("2001:db8::ffff:1") == "2001:db8::/64"
+    assert at("2001:db8:0:1::1") != at("2001:db8::1")
+    assert at("::ffff:10.0.0.1") == "10.0.0.1" and at("10.0.0.1") != at("10.0.0.2") and at("::1") == "::1"
