@@ -305,3 +305,18 @@ def test_a_client_is_its_address_and_an_ipv6_client_its_64_network():
     assert at("2001:db8::1") == at("2001:db8::ffff:1") == "2001:db8::/64"
     assert at("2001:db8:0:1::1") != at("2001:db8::1")
     assert at("::ffff:10.0.0.1") == "10.0.0.1" and at("10.0.0.1") != at("10.0.0.2") and at("::1") == "::1"
+
+
+def test_allow_remote_warns_and_uvicorn_gets_the_limits(tmp_path, monkeypatch, capsys):
+    """(uvicorn.run is replaced: nothing listens outside loopback in a test.)"""
+    import uvicorn
+
+    from tables import web
+
+    got = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: got.update(kw, app=app))
+    assert web.main(["--host", "0.0.0.0", "--allow-remote", "--data", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "warning" in err and "outside loopback" in err
+    assert got["proxy_headers"] is False and got["limit_concurrency"] and got["timeout_graceful_shutdown"]
+    assert "*" not in got["app"].state.tables.config.allowed_hosts
