@@ -286,7 +286,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.url:
         res = asyncio.run(run(args.url, args.games, args.vs, args.episode, args.seed))
     else:
-        with local_server("--threads", str(args.threads), "--games-per-client", str(args.games)) as base:
+        # every game comes from this one address: let it have all the games and threads
+        with local_server("--threads", str(args.threads), "--games-per-client", str(args.games),
+                          "--searches-per-client", str(args.threads)) as base:
             res = asyncio.run(run(base, args.games, args.vs, args.episode, args.seed))
     print(json.dumps(res.figures(), indent=2))
     for e in res.errors[:10]:
