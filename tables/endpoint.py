@@ -61,19 +61,23 @@ def owner_of(token: str) -> str:
 
 
 def client_of(request: Request) -> str:
-    """Who a request counts against for the per-client caps: its remote address, an IPv6 one by
-    its /64 network (one host commonly holds a whole /64). The server reads no proxy headers,
-    so a client cannot name another address."""
-    host = request.client.host if request.client is not None else "unknown"
+    """Who a request counts against for the per-client caps (:func:`client_key`)."""
+    return client_key(request.client.host if request.client is not None else None)
+
+
+def client_key(host: str | None) -> str:
+    """A client for the per-client caps: its remote address, an IPv6 one by its /64 network
+    (one host commonly holds a whole /64). The server reads no proxy headers, so a client
+    cannot name another address."""
     try:
-        address = ipaddress.ip_address(host)
+        address = ipaddress.ip_address(host or "")
     except ValueError:
-        return host
+        return host or "unknown"
     if address.version == 6 and not address.is_loopback:
         if address.ipv4_mapped is not None:
             return str(address.ipv4_mapped)
         return str(ipaddress.ip_network(f"{address}/64", strict=False))
-    return host
+    return str(address)
 
 
 def endpoint(fn: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -205,5 +209,5 @@ def query_seconds(request: Request, key: str, hi: float) -> float | None:
     return min(value, hi)
 
 
-__all__ = ["ApiError", "checked_int", "client_of", "endpoint", "json_object", "owner_of", "parse_int",
-           "parse_json", "query_int", "query_seconds", "read_body", "read_json"]
+__all__ = ["ApiError", "checked_int", "client_key", "client_of", "endpoint", "json_object", "owner_of",
+           "parse_int", "parse_json", "query_int", "query_seconds", "read_body", "read_json"]

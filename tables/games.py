@@ -58,6 +58,7 @@ class Config:
     idle_s: float = 2 * 3600  # an unfinished game untouched this long may be forgotten
     games_per_client: int = 16  # games kept per remote address
     searches_per_client: int = 2  # bot moves and hints thinking at once per remote address
+    requests_per_client: int = 32  # requests in progress at once per remote address (long polls too)
     records_max_bytes: int = 16 * 1024 * 1024  # DATA/games.jsonl is rotated past this size
     allowed_hosts: list[str] = field(default_factory=lambda: ["127.0.0.1", "localhost", "::1"])
 

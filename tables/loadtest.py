@@ -288,7 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         # every game comes from this one address: let it have all the games and threads
         with local_server("--threads", str(args.threads), "--games-per-client", str(args.games),
-                          "--searches-per-client", str(args.threads)) as base:
+                          "--searches-per-client", str(args.threads),
+                          "--requests-per-client", str(2 * args.games)) as base:
             res = asyncio.run(run(base, args.games, args.vs, args.episode, args.seed))
     print(json.dumps(res.figures(), indent=2))
     for e in res.errors[:10]:

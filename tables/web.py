@@ -37,6 +37,7 @@ import ipaddress
 import logging
 import socket
 import sys
+from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,34 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
+class ClientRequests:
+    """At most ``cap`` requests in progress per client (:func:`tables.endpoint.client_key`), so
+    one client cannot hold every connection the server takes (long polls last 30 s): 429 past it."""
+
+    def __init__(self, app: Any, cap: int) -> None:
+        self.app = app
+        self.cap = cap
+        self.busy: Counter[str] = Counter()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        from .endpoint import client_key
+
+        client = client_key((scope.get("client") or (None,))[0])
+        if self.busy[client] >= self.cap:
+            response = JSONResponse({"error": f"at most {self.cap} requests at once per client"},
+                                    status_code=429)
+            return await response(scope, receive, send)
+        self.busy[client] += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.busy[client] -= 1
+            if self.busy[client] <= 0:
+                del self.busy[client]
+
+
 class SecurityHeaders:
     """Headers that keep the page to itself: no framing, no foreign scripts, no sniffing."""
 
@@ -180,7 +209,8 @@ def create_app(config: Config | None = None) -> Starlette:
 
     app = Starlette(
         routes=routes(), lifespan=lifespan,
-        middleware=[Middleware(SecurityHeaders), Middleware(HostCheck, allowed_hosts=config.allowed_hosts)],
+        middleware=[Middleware(SecurityHeaders), Middleware(HostCheck, allowed_hosts=config.allowed_hosts),
+                    Middleware(ClientRequests, cap=config.requests_per_client)],
         exception_handlers={HTTPException: _json_http_error, Exception: _json_server_error},
     )
     app.state.tables = tables
@@ -219,6 +249,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--searches-per-client", type=int, default=d.searches_per_client,
                         help=f"bot moves and hints thinking at once per remote address "
                              f"(default {d.searches_per_client})")
+    parser.add_argument("--requests-per-client", type=int, default=d.requests_per_client,
+                        help=f"requests in progress at once per remote address, long polls included "
+                             f"(default {d.requests_per_client})")
     parser.add_argument("--records-max-mb", type=float, default=d.records_max_bytes / 2**20,
                         help=f"DATA/games.jsonl is rotated to games.jsonl.1 past this size "
                              f"(default {d.records_max_bytes // 2**20})")
@@ -267,7 +300,8 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         hosts = allowed_hosts(args.host, args.allow_remote, args.allowed_host)
         counts = {"--threads": args.threads, "--max-games": args.max_games,
                   "--games-per-client": args.games_per_client,
-                  "--searches-per-client": args.searches_per_client}
+                  "--searches-per-client": args.searches_per_client,
+                  "--requests-per-client": args.requests_per_client}
         for flag, n in counts.items():
             if n < 1:
                 raise ValueError(f"{flag} must be at least 1, got {n}")
@@ -276,6 +310,7 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         config = Config(data=args.data, vs=args.vs, hint=args.hint, bots=list(args.bots),
                         records=list(args.records), threads=args.threads, max_games=args.max_games,
                         games_per_client=args.games_per_client, searches_per_client=args.searches_per_client,
+                        requests_per_client=args.requests_per_client,
                         records_max_bytes=int(args.records_max_mb * 2**20), allowed_hosts=hosts)
         app = create_app(config)
     except ValueError as e:

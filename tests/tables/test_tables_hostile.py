@@ -159,10 +159,16 @@ def test_sigterm_stops_a_server_in_the_middle_of_a_long_search(tmp_path):
             except httpx.HTTPError:
                 time.sleep(0.1)
         with client(base) as c:
-            r = c.post("/api/games", json={"vs": "pimc:worlds=100000,depth=2", "seat": 1, "hint": "none"})
+            r = c.post("/api/games", json={"vs": "pimc:worlds=100000,depth=2", "seat": 1, "hint": "none",
+                                           "seed": 7})
             assert r.status_code == 201
-            time.sleep(1.0)
-            assert c.get("/api/game").json()["game"]["thinking"]
+            for _ in range(20):  # play on until the bot has a real decision (not an obvious move)
+                time.sleep(1.0)
+                g = c.get("/api/game").json()
+                if g["game"]["thinking"]:
+                    break
+                c.post("/api/game/move", json={"action": g["state"]["legal"][0]["action"]})
+            assert g["game"]["thinking"]
         t0 = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=15)
@@ -320,3 +326,23 @@ def test_allow_remote_warns_and_uvicorn_gets_the_limits(tmp_path, monkeypatch, c
     assert "warning" in err and "outside loopback" in err
     assert got["proxy_headers"] is False and got["limit_concurrency"] and got["timeout_graceful_shutdown"]
     assert "*" not in got["app"].state.tables.config.allowed_hosts
+
+
+def test_one_client_cannot_hold_every_connection_with_long_polls(start_server):
+    base, _ = start_server("--requests-per-client", "8", "--bots", "pimc:worlds=100000")
+
+    async def go():
+        limits = httpx.Limits(max_connections=100)
+        async with httpx.AsyncClient(base_url=base, timeout=30, limits=limits) as hog:
+            r = await hog.post("/api/games", json={"vs": "pimc:worlds=100000", "seat": 1, "hint": "none"})
+            assert r.status_code == 201
+            polls = [asyncio.ensure_future(hog.get("/api/game", params={"since": 0, "wait": 5}))
+                     for _ in range(20)]
+            await asyncio.sleep(1.0)
+            transport = httpx.AsyncHTTPTransport(local_address="127.0.0.2")
+            async with httpx.AsyncClient(base_url=base, timeout=5, transport=transport) as other:
+                assert (await other.get("/api/bots")).status_code == 200
+            codes = [r.status_code for r in await asyncio.gather(*polls)]
+            assert codes.count(429) >= 12 and set(codes) <= {200, 429}, codes
+
+    asyncio.run(go())

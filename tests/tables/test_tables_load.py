@@ -14,7 +14,8 @@ def test_50_concurrent_games_finish_without_error_and_moves_answer_fast(start_se
     response to the player's own moves under 50 ms."""
     from tables.loadtest import run
 
-    base, data = start_server("--games-per-client", "50")  # all 50 come from one address
+    # all 50 games come from one address
+    base, data = start_server("--games-per-client", "50", "--requests-per-client", "100")
     result = asyncio.run(run(base, games=50, vs="heuristic", episode="match", seed=100))
     figures = result.figures()
     print("load test:", figures)
