@@ -15,13 +15,17 @@ modules only once it has checked that it is there.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import ipaddress
 import json
+import math
 import re
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
 
 if TYPE_CHECKING:
@@ -33,6 +37,12 @@ COOKIE = "sixtysix_session"
 TOKEN = re.compile(r"[A-Za-z0-9_-]{43}")  # secrets.token_urlsafe(32)
 COOKIE_AGE = 30 * 24 * 3600
 BODY_LIMIT = 16 * 1024
+BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive, whole (a slow sender is cut off)
+MAX_DEPTH = 32  # JSON nesting a request body may have (the API's own bodies are 1 or 2 deep)
+INTEGER = re.compile(r"-?[0-9]{1,20}")  # ASCII digits only: int() would take '²'-like digits and '1_0'
+STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+BRACKETS = re.compile(r"[\[\]{}]")
+DECIMAL = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?")
 Handler = Callable[["Request", "Tables", str], Awaitable[Any]]
 
 
@@ -48,6 +58,26 @@ class ApiError(Exception):
 def owner_of(token: str) -> str:
     """What a record keeps of a session token: a hash that cannot be turned back into it."""
     return hashlib.sha256(("sixtysix-owner:" + token).encode()).hexdigest()[:32]
+
+
+def client_of(request: Request) -> str:
+    """Who a request counts against for the per-client caps (:func:`client_key`)."""
+    return client_key(request.client.host if request.client is not None else None)
+
+
+def client_key(host: str | None) -> str:
+    """A client for the per-client caps: its remote address, an IPv6 one by its /64 network
+    (one host commonly holds a whole /64). The server reads no proxy headers, so a client
+    cannot name another address."""
+    try:
+        address = ipaddress.ip_address(host or "")
+    except ValueError:
+        return host or "unknown"
+    if address.version == 6 and not address.is_loopback:
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
 
 
 def endpoint(fn: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -70,6 +100,10 @@ def endpoint(fn: Handler) -> Callable[[Request], Awaitable[Response]]:
             response: Response = JSONResponse(result, status_code=status)
         except ApiError as e:
             response = JSONResponse({"error": e.message}, status_code=e.status)
+        except ClientDisconnect:  # the browser went away mid-request: nobody to answer, nothing to log
+            return Response(status_code=499)
+        except asyncio.CancelledError:  # the server is stopping (uvicorn cancels what outlives its grace)
+            return JSONResponse({"error": "the server is shutting down"}, status_code=503)
         response.headers["Cache-Control"] = "no-store"
         if fresh:
             response.set_cookie(COOKIE, token, max_age=COOKIE_AGE, httponly=True, samesite="strict", path="/")
@@ -88,24 +122,60 @@ def check_origin(request: Request) -> None:
 
 
 async def read_json(request: Request, limit: int = BODY_LIMIT) -> dict[str, Any]:
-    """The JSON object of a request body (415, 413 or 400 otherwise)."""
+    """The JSON object of a request body (415, 413, 408 or 400 otherwise)."""
+    return json_object(await read_body(request, limit))
+
+
+async def read_body(request: Request, limit: int = BODY_LIMIT) -> bytes:
+    """The raw body of a JSON request (415, 413 or 408 otherwise); :func:`json_object` reads it
+    (in a worker thread for a big one: parsing megabytes would stall every other request)."""
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
         raise ApiError(415, "send JSON (Content-Type: application/json)")
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+    if declared is not None and (INTEGER.fullmatch(declared) is None or int(declared) > limit):
         raise ApiError(413, f"request body over {limit} bytes")
+    try:
+        return await asyncio.wait_for(_read_body(request, limit), BODY_TIMEOUT)
+    except asyncio.TimeoutError:
+        raise ApiError(408, f"the request body took over {BODY_TIMEOUT:g} s") from None
+
+
+def json_object(body: bytes) -> dict[str, Any]:
+    """A request body as a JSON object (400 otherwise)."""
+    data = parse_json(body, "the request body")
+    if not isinstance(data, dict):
+        raise ApiError(400, "the request body must be a JSON object")
+    return data
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > limit:
             raise ApiError(413, f"request body over {limit} bytes")
+    return bytes(body)
+
+
+def parse_json(text: bytes | str, what: str, max_depth: int = MAX_DEPTH) -> Any:
+    """JSON text as Python values, nested at most ``max_depth`` deep; a 400 naming ``what``
+    otherwise (the depth is counted before parsing, so no input can exhaust the stack)."""
+    raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    if json_depth(raw) > max_depth:
+        raise ApiError(400, f"{what} is nested over {max_depth} levels deep")
     try:
-        data = json.loads(body or b"{}")
-    except ValueError:
-        raise ApiError(400, "the request body is not valid JSON") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "the request body must be a JSON object")
-    return data
+        return json.loads(raw or "{}")
+    except (ValueError, RecursionError):
+        raise ApiError(400, f"{what} is not valid JSON") from None
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of brackets in JSON ``text`` (brackets inside strings not counted)."""
+    depth = deepest = 0
+    for m in BRACKETS.finditer(STRINGS.sub("", text)):
+        depth += 1 if m.group() in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def checked_int(value: Any, what: str, lo: int, hi: int) -> int:
@@ -115,15 +185,29 @@ def checked_int(value: Any, what: str, lo: int, hi: int) -> int:
     return value
 
 
+def parse_int(raw: str, what: str, lo: int, hi: int) -> int:
+    """Text from a URL as an integer in ``lo..hi`` (ASCII digits only), else a 400."""
+    if INTEGER.fullmatch(raw) is None:
+        raise ApiError(400, f"{what} must be an integer in {lo}..{hi}")
+    return checked_int(int(raw), what, lo, hi)
+
+
 def query_int(request: Request, key: str, lo: int, hi: int) -> int | None:
     """The integer query parameter ``key`` in ``lo..hi`` (None if absent, a 400 if malformed)."""
     raw = request.query_params.get(key)
+    return None if raw is None else parse_int(raw, key, lo, hi)
+
+
+def query_seconds(request: Request, key: str, hi: float) -> float | None:
+    """The query parameter ``key`` as seconds in ``0..hi`` (None if absent, a 400 if malformed:
+    ``nan``, ``inf``, exponents and signs included)."""
+    raw = request.query_params.get(key)
     if raw is None:
         return None
-    try:
-        return checked_int(int(raw), key, lo, hi)
-    except ValueError:
-        raise ApiError(400, f"{key} must be an integer in {lo}..{hi}") from None
+    if DECIMAL.fullmatch(raw) is None or not math.isfinite(value := float(raw)):
+        raise ApiError(400, f"{key} must be a number of seconds, 0..{hi:g}")
+    return min(value, hi)
 
 
-__all__ = ["ApiError", "checked_int", "endpoint", "owner_of", "query_int", "read_json"]
+__all__ = ["ApiError", "checked_int", "client_key", "client_of", "endpoint", "json_object", "owner_of",
+           "parse_int", "parse_json", "query_int", "query_seconds", "read_body", "read_json"]

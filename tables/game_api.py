@@ -10,9 +10,10 @@
 ``POST /api/game/resign``  give up (the record says so)
 =========================  ================================================
 
-A browser may choose the operator's bots (``--vs``, ``--hint``, ``--bots``)
-or a built-in bot within :data:`PARAM_CAPS`; the cheating ``oracle`` may be
-an opponent, never a hint.
+A browser may choose the operator's bots (``--vs``, ``--hint``, ``--bots``,
+as exact whole strings) or a built-in bot of the fixed menu within its caps
+(:mod:`tables.menu`, checked as text before anything is parsed or started);
+the cheating ``oracle`` may be an opponent, never a hint.
 """
 
 from __future__ import annotations
@@ -22,11 +23,21 @@ import contextlib
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from agents import KNOWN_AGENTS, parse_spec
+from agents import KNOWN_AGENTS
 
-from .endpoint import ApiError, checked_int, endpoint, owner_of, query_int, read_json
-from .games import Game, Tables
+from .endpoint import (
+    ApiError,
+    checked_int,
+    client_of,
+    endpoint,
+    owner_of,
+    query_int,
+    query_seconds,
+    read_json,
+)
+from .games import Busy, Game, Tables
 from .hints import Hinter
+from .menu import CHEATS, MENU, MenuError, describe_menu, menu_spec
 from .moves import IllegalMove
 from .session import EPISODES, Session
 
@@ -34,29 +45,15 @@ if TYPE_CHECKING:
     from starlette.requests import Request
 
 MAX_WAIT = 30.0  # the longest a long poll waits, in seconds
-# The most a browser may ask of a built-in bot (the operator's own --vs/--hint/--bots are not capped).
-PARAM_CAPS = {"worlds": 256, "iterations": 5000, "depth": 2}
 NEW_GAME_FIELDS = {"vs", "hint", "seed", "episode", "seat"}
 
 
 def check_spec(tables: Tables, spec: Any, what: str) -> str:
-    """A bot spec a browser may choose: the operator's, or a built-in bot within caps."""
-    if not isinstance(spec, str) or not spec.strip() or len(spec) > 200:
-        raise ApiError(400, f"{what} must be a bot spec such as 'heuristic' or 'pimc:worlds=32'")
-    spec = spec.strip()
-    if spec in tables.operator_specs:
-        return spec
+    """A bot spec a browser may choose (:func:`tables.menu.menu_spec`), else a 400."""
     try:
-        name, values = parse_spec(spec)
-    except ValueError as e:
-        raise ApiError(400, str(e).split("\n")[0]) from None
-    if name not in KNOWN_AGENTS or (name == "ppo" and values.get("path")):
-        raise ApiError(400, f"{what}: a browser may choose the built-in bots only "
-                            "(start the server with --bots SPEC to offer others)")
-    for key, cap in PARAM_CAPS.items():
-        if key in values and values[key] > cap:
-            raise ApiError(400, f"{what}: {key} may be at most {cap} here")
-    return spec
+        return menu_spec(spec, tables.operator_specs, what)
+    except MenuError as e:
+        raise ApiError(400, str(e)) from None
 
 
 def your_game(tables: Tables, token: str) -> Game:
@@ -68,10 +65,13 @@ def your_game(tables: Tables, token: str) -> Game:
 
 @endpoint
 async def api_bots(request: Request, tables: Tables, token: str) -> Any:
-    out = [{"spec": b.name, "help": b.help, "cheats": b.name == "oracle",
-            "params": {k: {"default": p.default, "help": p.help} for k, p in b.params.items()}}
-           for b in KNOWN_AGENTS.values()]
-    extra = sorted(tables.operator_specs - set(KNOWN_AGENTS) - {"none"})
+    caps = describe_menu()
+    info = {name: KNOWN_AGENTS[name] for name in MENU}
+    out = [{"spec": name, "help": b.help, "cheats": name in CHEATS,
+            "params": {k: {"default": b.params[k].default, "help": b.params[k].help, "allowed": allowed}
+                       for k, allowed in caps[name].items()}}
+           for name, b in info.items()]
+    extra = sorted(tables.operator_specs - set(MENU) - {"none"})
     config = tables.config
     return {"bots": out, "extra": extra, "vs": config.vs, "hint": config.hint, "episodes": list(EPISODES)}
 
@@ -87,7 +87,7 @@ def _new_game_options(tables: Tables, body: dict[str, Any]) -> dict[str, Any]:
         hint = None
     else:
         hint = check_spec(tables, hint, "hint")
-        if parse_spec(hint)[0] == "oracle":
+        if hint.partition(":")[0].strip().lower() in CHEATS:
             raise ApiError(400, "hint: the oracle sees the hidden cards, so it cannot give hints")
     seed = body.get("seed")
     seed = None if seed is None else checked_int(seed, "seed", 0, 2**63 - 1)
@@ -111,8 +111,11 @@ async def api_new(request: Request, tables: Tables, token: str) -> Any:
         session, hinter = await tables.run(build)
     except ValueError as e:
         raise ApiError(400, str(e).split("\n")[0]) from None
-    game = Game(session, hinter, owner_of(token))
-    tables.put(token, game)
+    game = Game(session, hinter, owner_of(token), client_of(request))
+    try:
+        tables.put(token, game)
+    except Busy as e:
+        raise ApiError(e.status, str(e)) from None
     tables.start_bot(game)
     return game.payload(since=-1), 201
 
@@ -126,12 +129,8 @@ async def api_game(request: Request, tables: Tables, token: str) -> Any:
     elif s.over and game.record is None and (game.task is None or game.task.done()):
         await tables.save(game)  # the bot's loop could not save it: try again, and let a failure show
     since = query_int(request, "since", -1, 2**31)
-    wait = request.query_params.get("wait")
-    if wait is not None:
-        try:
-            wait_s = min(max(float(wait), 0.0), MAX_WAIT)
-        except ValueError:
-            raise ApiError(400, "wait must be a number of seconds") from None
+    wait_s = query_seconds(request, "wait", MAX_WAIT)
+    if wait_s is not None:
         if since is None:
             raise ApiError(400, "wait needs since")
         if s.version <= since and (game.pending or (s.over and game.record is None)):
@@ -197,8 +196,13 @@ async def api_hint(request: Request, tables: Tables, token: str) -> Any:
             hinter.observe(past)
         return hinter.hint(v)
 
+    if game.hint_lock.locked():
+        raise ApiError(429, "a hint is already being worked out for this game")
     async with game.hint_lock:
-        h = await tables.run(think)
+        try:
+            h = await tables.search(game.client, think, wait=False)
+        except Busy as e:
+            raise ApiError(e.status, str(e)) from None
     values = [{"action": a, "value": x, **({"visits": h["visits"][a]} if h.get("visits") else {})}
               for a, x in sorted(h["values"].items(), key=lambda kv: -kv[1])]
     return {"hint": {"bot": h["bot"], "action": h["action"], "kind": h["kind"], "detail": h["detail"],

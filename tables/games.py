@@ -1,12 +1,22 @@
 """The web table's games: one per browser session, the bots' threads, the record file.
 
-:class:`Tables` keeps each browser's :class:`Game` under its session token
-(least recently used first, forgotten when idle too long or over the
-limit), runs bots and hints in a thread pool off the event loop, lets each
-game's bot play on in an asyncio task, and appends every finished game,
-once and fsync'd, to ``DATA/games.jsonl`` (:mod:`tables.store`). It knows
-nothing of HTTP: the API modules (:mod:`tables.game_api`,
+:class:`Tables` keeps each browser's :class:`Game` under its session token,
+runs bots and hints in a pool of daemon threads off the event loop, lets
+each game's bot play on in an asyncio task, and appends every finished
+game, once and fsync'd, to ``DATA/games.jsonl`` (:mod:`tables.store`). It
+knows nothing of HTTP: the API modules (:mod:`tables.game_api`,
 :mod:`tables.records_api`) turn requests into calls here.
+
+The server stays up for everyone. A *client* is a remote address (a
+hostile client drops cookies, so a session token alone would not count
+it); each has at most ``games_per_client`` games (a new one replaces that
+client's own least recently used game) and ``searches_per_client`` bot
+moves and hints thinking at once (more bot moves wait their turn, more
+hints are refused with a 429). A full server forgets finished games (they
+are on disk) and games idle past ``idle_s``, never another client's
+unfinished game before that; with none to forget, a new game is refused
+(503). The threads are daemons, so a search still running at shutdown is
+abandoned and the process exits at once.
 """
 
 from __future__ import annotations
@@ -14,10 +24,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import queue
+import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections import Counter, OrderedDict
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Executor, Future
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,17 +55,91 @@ class Config:
     records: list[str] = field(default_factory=list)  # arena results files the viewer offers
     threads: int = 4
     max_games: int = 500
-    idle_s: float = 6 * 3600
-    allowed_hosts: list[str] = field(default_factory=lambda: ["127.0.0.1", "localhost"])
+    idle_s: float = 2 * 3600  # an unfinished game untouched this long may be forgotten
+    games_per_client: int = 16  # games kept per remote address
+    searches_per_client: int = 2  # bot moves and hints thinking at once per remote address
+    requests_per_client: int = 32  # requests in progress at once per remote address (long polls too)
+    records_max_bytes: int = 16 * 1024 * 1024  # DATA/games.jsonl is rotated past this size
+    allowed_hosts: list[str] = field(default_factory=lambda: ["127.0.0.1", "localhost", "::1"])
+
+
+class Busy(Exception):
+    """The client (or the server) has no room for this now: the API answers 429 or 503."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class DaemonPool(Executor):
+    """A fixed pool of daemon threads: like ``ThreadPoolExecutor``, except that a task still
+    running when the process exits (a long search) is abandoned instead of waited for."""
+
+    def __init__(self, threads: int, name: str) -> None:
+        self._tasks: queue.SimpleQueue[tuple[Future, Callable[[], Any]] | None] = queue.SimpleQueue()
+        self._closed = False
+        for i in range(threads):
+            threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True).start()
+        self._threads = threads
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        if self._closed:
+            raise RuntimeError("the pool is shut down")
+        f: Future = Future()
+        self._tasks.put((f, lambda: fn(*args, **kwargs)))
+        return f
+
+    def _work(self) -> None:
+        while (task := self._tasks.get()) is not None:
+            f, fn = task
+            if not f.set_running_or_notify_cancel():
+                continue
+            try:
+                f.set_result(fn())
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting coroutine
+                f.set_exception(e)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._closed = True
+        for _ in range(self._threads):
+            self._tasks.put(None)
+
+
+class ClientSlots:
+    """Searches in progress per client: at most ``cap`` at once for each."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.busy: Counter[str] = Counter()
+        self._freed = asyncio.Event()
+
+    @asynccontextmanager
+    async def slot(self, client: str, wait: bool) -> AsyncIterator[None]:
+        """Hold one of ``client``'s slots; without ``wait``, :class:`Busy` when none is free."""
+        while self.busy[client] >= self.cap:
+            if not wait:
+                raise Busy(429, f"at most {self.cap} searches (bot moves and hints) at once per client")
+            freed = self._freed
+            await freed.wait()
+        self.busy[client] += 1
+        try:
+            yield
+        finally:
+            self.busy[client] -= 1
+            if self.busy[client] <= 0:
+                del self.busy[client]
+            self._freed.set()
+            self._freed = asyncio.Event()
 
 
 class Game:
     """One browser session's game: a :class:`Session` and what the server keeps with it."""
 
-    def __init__(self, session: Session, hinter: Hinter | None, owner: str) -> None:
+    def __init__(self, session: Session, hinter: Hinter | None, owner: str, client: str = "") -> None:
         self.session = session
         self.hinter = hinter
         self.owner = owner
+        self.client = client  # the remote address that started it
         self.changed = asyncio.Event()
         self.task: asyncio.Task | None = None
         self.hint_lock = asyncio.Lock()
@@ -79,6 +166,10 @@ class Game:
         if self.hinter is not None and s.human_to_act and len(self.seen) < SEEN_KEPT:
             self.seen.append(s.view)
 
+    @property
+    def unfinished(self) -> bool:
+        return not self.session.over or self.record is None
+
     def stop(self) -> None:
         if self.task is not None:
             self.task.cancel()
@@ -103,7 +194,7 @@ class Tables:
         self.config = config
         self.games: OrderedDict[str, Game] = OrderedDict()
         os.makedirs(config.data, exist_ok=True)
-        self.store = RecordStore(os.path.join(config.data, "games.jsonl"))
+        self.store = RecordStore(os.path.join(config.data, "games.jsonl"), config.records_max_bytes)
         self.files = [os.path.abspath(p) for p in config.records]
         for p in self.files:
             if not os.path.isfile(p):
@@ -112,7 +203,8 @@ class Tables:
         for spec in self.operator_specs:
             if spec.lower() != "none":
                 parse_spec(spec)
-        self.pool = ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="sixtysix-bot")
+        self.pool = DaemonPool(config.threads, "sixtysix-bot")
+        self.slots = ClientSlots(config.searches_per_client)
 
     # ------------------------------------------------------------ games by token
     def game(self, token: str) -> Game:
@@ -123,20 +215,29 @@ class Tables:
         return g
 
     def put(self, token: str, game: Game) -> None:
+        """Keep ``game`` under ``token`` (replacing the token's old game). Makes room first: the
+        client's own least recently used games over its cap, then (server full) finished or
+        idle games; :class:`Busy` (503) when the server holds only others' unfinished games."""
         old = self.games.pop(token, None)
         if old is not None:
             old.stop()
-        self.games[token] = game
         self.evict()
+        own = [t for t, g in self.games.items() if g.client == game.client]
+        for t in own[:max(0, len(own) - self.config.games_per_client + 1)]:
+            self.games.pop(t).stop()
+        if len(self.games) >= self.config.max_games:
+            spare = [t for t, g in self.games.items() if not g.unfinished]
+            for t in spare[:len(self.games) - self.config.max_games + 1]:
+                self.games.pop(t).stop()
+        if len(self.games) >= self.config.max_games:
+            raise Busy(503, "the server is full: try again later")
+        self.games[token] = game
 
     def evict(self) -> None:
-        """Forget games idle too long, then the least recently used over the limit
-        (finished games are already on disk)."""
+        """Forget games idle too long (finished games are already on disk)."""
         now = time.monotonic()
         for token in [t for t, g in self.games.items() if now - g.touched > self.config.idle_s]:
             self.games.pop(token).stop()
-        while len(self.games) > self.config.max_games:
-            self.games.pop(next(iter(self.games))).stop()
 
     def close(self) -> None:
         """Stop every game's bot and the threads (the server is shutting down)."""
@@ -149,6 +250,12 @@ class Tables:
         """``fn(*args)`` in the bots' thread pool, off the event loop."""
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
 
+    async def search(self, client: str, fn: Callable[..., Any], *args: Any, wait: bool) -> Any:
+        """``fn(*args)`` (a bot move, a hint, a replay: any work for one client) in one of
+        ``client``'s slots (without ``wait``: :class:`Busy` when it has none free)."""
+        async with self.slots.slot(client, wait):
+            return await self.run(fn, *args)
+
     def start_bot(self, game: Game) -> None:
         """Let the bot (and the person's forced moves) play on, off the event loop."""
         if game.task is None or game.task.done():
@@ -160,8 +267,9 @@ class Tables:
             while not s.over:
                 if s.bot_to_act:
                     v, kwargs = s.bot_view()
-                    action, error = await self.run(s.bot_decide, v, kwargs)
-                    s.apply_bot(v, action, error)
+                    action, error = await self.search(game.client, s.bot_decide, v, kwargs, wait=True)
+                    if not s.apply_bot(v, action, error) and s.bot_to_act:
+                        s.forfeit_bot("the bot's move could not be applied")
                 elif (forced := s.forced_action()) is not None:
                     s.play(forced)
                 else:
@@ -174,6 +282,10 @@ class Tables:
             raise
         except Exception:  # noqa: BLE001 - never let one game's failure pass silently
             log.exception("the bot loop of a game failed")
+            if s.bot_to_act:  # the game ends (a forfeit the browser sees) instead of thinking forever
+                s.forfeit_bot("the server could not run the bot")
+                await self.save(game)
+                game.notify()
 
     async def save(self, game: Game) -> None:
         """Append the finished game to the record file (once), fsync'd."""
@@ -183,4 +295,4 @@ class Tables:
                 game.record = await self.run(self.store.append, line)
 
 
-__all__ = ["Config", "Game", "Tables"]
+__all__ = ["Busy", "ClientSlots", "Config", "DaemonPool", "Game", "Tables"]

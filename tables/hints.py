@@ -28,11 +28,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from agents import make_agent, parse_spec
+from agents import parse_spec
 from agents.rules import obvious_action
 from agents.search.determinized import CLOSE_MARGIN, world_action_values
 from sixtysix_env import PlayerView, sample_state
 from sixtysix_env.actions import DECLARE, actions_of
+
+from .session import make_bot
 
 ISMCTS_MAX_VALUE = 3.0  # ismcts stores values scaled by the largest deal value, 3 game points
 PHASE2_WORLDS = 64  # worlds ismcts samples once the talon is closed (its pimc default)
@@ -136,7 +138,7 @@ class Hinter:
 
     def __init__(self, spec: str, seed: int | None = None) -> None:
         self.kind = parse_spec(spec)[0]
-        self.agent = make_agent(spec, seed=seed)
+        self.agent = make_bot(spec, seed)
         if getattr(self.agent, "requires_state", False):
             raise ValueError(f"{spec!r} sees the hidden cards (it cheats), so it cannot give hints")
         self.agent.reset(seed)

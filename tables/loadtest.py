@@ -12,8 +12,15 @@ The client speaks plain HTTP/1.1 with keep-alive on asyncio streams
 per request than the server does, and with 50 games in one process it
 would measure its own queue rather than the server.
 
+With ``--attack`` one hostile client (``127.0.0.1``) instead opens many
+games without keeping a cookie, against a slow bot, and asks for hints
+without pause, while another client (``127.0.0.2``) plays a game to the
+end: the figures are the second client's response times and what the
+hostile client got (:func:`attack`).
+
     python -m tables.loadtest --games 50 --vs heuristic          # starts its own server
     python -m tables.loadtest --games 50 --url http://127.0.0.1:8066
+    python -m tables.loadtest --attack                           # the per-client caps under attack
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ class Result:
     errors: list[str] = field(default_factory=list)
     requests: int = 0
     move_ms: list[float] = field(default_factory=list)
+    reply_ms: list[float] = field(default_factory=list)  # from a move to the bot's answer
     seconds: float = 0.0
 
     def figures(self) -> dict[str, Any]:
@@ -53,6 +61,7 @@ class Result:
             "requests": self.requests, "moves": len(ms),
             "move_ms_median": round(statistics.median(ms), 2) if ms else None,
             "move_ms_p95": round(pct(0.95), 2), "move_ms_max": round(ms[-1], 2) if ms else None,
+            "reply_ms_max": round(max(self.reply_ms), 1) if self.reply_ms else None,
             "seconds": round(self.seconds, 1),
         }
 
@@ -70,15 +79,16 @@ def pick(state: dict[str, Any], rng: random.Random) -> int:
 class Client:
     """One browser's connection: HTTP/1.1 keep-alive, JSON in and out, its session cookie."""
 
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, local_address: str | None = None) -> None:
         host, _, port = base.split("://", 1)[-1].rstrip("/").partition(":")
         self.host, self.port = host, int(port or 80)
+        self.local = None if local_address is None else (local_address, 0)
         self.cookie = ""
         self._io: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         if self._io is None:
-            self._io = await asyncio.open_connection(self.host, self.port)
+            self._io = await asyncio.open_connection(self.host, self.port, local_addr=self.local)
         reader, writer = self._io
         data = b"" if body is None else json.dumps(body).encode()
         head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Length: {len(data)}\r\n"
@@ -104,9 +114,10 @@ class Client:
             await self._io[1].wait_closed()
 
 
-async def play_one(base: str, seed: int, vs: str, episode: str, res: Result) -> None:
+async def play_one(base: str, seed: int, vs: str, episode: str, res: Result,
+                   local_address: str | None = None) -> None:
     rng = random.Random(seed)
-    c = Client(base)
+    c = Client(base, local_address)
 
     async def call(method: str, path: str, body: Any = None) -> dict[str, Any]:
         res.requests += 1
@@ -128,6 +139,9 @@ async def play_one(base: str, seed: int, vs: str, episode: str, res: Result) -> 
             t0 = time.perf_counter()
             data = await call("POST", "/api/game/move", {"action": pick(st, rng), "version": st["version"]})
             res.move_ms.append(1000 * (time.perf_counter() - t0))
+            if not data["game"]["over"] and data["state"]["to_act"] != "you":  # time the bot's reply too
+                data = await call("GET", f"/api/game?since={data['state']['version']}&wait=30")
+                res.reply_ms.append(1000 * (time.perf_counter() - t0))
     finally:
         await c.close()
 
@@ -147,19 +161,73 @@ async def run(base: str, games: int, vs: str, episode: str, seed: int = 0) -> Re
     return res
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+@dataclass
+class Attack:
+    """What :func:`attack` saw: the hostile client's replies by status, how many of its games
+    the server still kept, and the other client's game."""
+
+    hostile: dict[int, int] = field(default_factory=dict)
+    kept: int = 0
+    normal: Result = field(default_factory=Result)
+
+    def figures(self) -> dict[str, Any]:
+        return {"hostile_statuses": dict(sorted(self.hostile.items())), "hostile_games_kept": self.kept,
+                "normal": self.normal.figures()}
+
+
+async def attack(base: str, sessions: int = 12, slow: str = "pimc:worlds=128,depth=2",
+                 seconds: float = 20.0, normal_vs: str = "heuristic", seed: int = 0) -> Attack:
+    """A hostile client (``127.0.0.1``) opens ``sessions`` games against ``slow``, each from a
+    fresh session (no cookie kept), and asks for hints without pause for at most ``seconds``,
+    while a normal client (``127.0.0.2``) plays one deal against ``normal_vs``."""
+    out = Attack()
+    clients = [Client(base, "127.0.0.1") for _ in range(sessions)]
+    stop = time.monotonic() + seconds
+
+    async def hostile(c: Client, i: int) -> None:
+        body = {"vs": slow, "hint": slow, "seat": 1, "seed": seed + i}
+        status, _ = await c.call("POST", "/api/games", body)
+        out.hostile[status] = out.hostile.get(status, 0) + 1
+        while time.monotonic() < stop and not normal.done():
+            status, data = await c.call("POST", "/api/game/hint", {})
+            out.hostile[status] = out.hostile.get(status, 0) + 1
+            if status in (404, 409):  # its game was replaced, or it is the bot's turn
+                await asyncio.sleep(0.05)
+
+    async def play_normal() -> None:
+        try:
+            await play_one(base, seed + 10_000, normal_vs, "deal", out.normal, local_address="127.0.0.2")
+        except Exception as e:  # noqa: BLE001 - counted and reported
+            out.normal.errors.append(f"{type(e).__name__}: {e}")
+
+    out.normal.games = 1
+    normal = asyncio.ensure_future(play_normal())
+    t0 = time.perf_counter()
+    await asyncio.wait_for(asyncio.gather(normal, *(hostile(c, i) for i, c in enumerate(clients))),
+                           seconds + 60)
+    out.normal.seconds = time.perf_counter() - t0
+    for c in clients:
+        status, _ = await c.call("GET", "/api/game")
+        out.kept += status == 200
+        await c.close()
+    return out
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+        s.bind((host, 0))
         return s.getsockname()[1]
 
 
 @contextmanager
 def local_server(*args: str, data: str | None = None, log: str | None = None,
                  timeout: float = 60.0) -> Iterator[str]:
-    """Run ``python -m tables.web`` on a free loopback port; yields its base URL. The
-    server's stderr goes to the file ``log`` (default: a temporary one), never to a pipe
-    that nobody reads: a full pipe would stall the server at its next log line."""
-    port = free_port()
+    """Run ``python -m tables.web`` on a free loopback port (``--host`` among ``args``:
+    that address, e.g. ``::1``); yields its base URL. The server's stderr goes to the file
+    ``log`` (default: a temporary one), never to a pipe that nobody reads: a full pipe
+    would stall the server at its next log line."""
+    host = args[args.index("--host") + 1] if "--host" in args else "127.0.0.1"
+    port = free_port(host)
     with tempfile.TemporaryDirectory() as tmp:
         data = data or os.path.join(tmp, "data")
         log = log or os.path.join(tmp, "server.log")
@@ -168,7 +236,7 @@ def local_server(*args: str, data: str | None = None, log: str | None = None,
         with open(log, "ab") as err:
             proc = subprocess.Popen([sys.executable, "-m", "tables.web", "--port", str(port), "--data", data,
                                      *args], env=env, stdout=subprocess.DEVNULL, stderr=err)
-        base = f"http://127.0.0.1:{port}"
+        base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
         try:
             _wait_until_up(base, proc, log, timeout)
             yield base
@@ -204,11 +272,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="first card seed (game i uses seed+i)")
     p.add_argument("--url", default=None, help="a running server (default: start one)")
     p.add_argument("--threads", type=int, default=4, help="bot threads of the server it starts")
+    p.add_argument("--attack", action="store_true", help="one hostile client against the caps, another "
+                                                         "playing (see the module docstring)")
     args = p.parse_args(argv)
+    if args.attack:
+        if args.url:
+            out = asyncio.run(attack(args.url, seed=args.seed))
+        else:
+            with local_server("--threads", str(args.threads)) as base:
+                out = asyncio.run(attack(base, seed=args.seed))
+        print(json.dumps(out.figures(), indent=2))
+        return 0 if out.normal.finished == 1 else 1
     if args.url:
         res = asyncio.run(run(args.url, args.games, args.vs, args.episode, args.seed))
     else:
-        with local_server("--threads", str(args.threads)) as base:
+        # every game comes from this one address: let it have all the games and threads
+        with local_server("--threads", str(args.threads), "--games-per-client", str(args.games),
+                          "--searches-per-client", str(args.threads),
+                          "--requests-per-client", str(2 * args.games)) as base:
             res = asyncio.run(run(base, args.games, args.vs, args.episode, args.seed))
     print(json.dumps(res.figures(), indent=2))
     for e in res.errors[:10]:

@@ -14,13 +14,15 @@ Games are re-run from their seed and actions by :func:`tables.viewer.replay_fram
 from __future__ import annotations
 
 import os
+import re
 import tempfile
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agents.arena.records import ResultsFileError, read_results
 
-from .endpoint import ApiError, checked_int, endpoint, owner_of, read_json
-from .games import Tables
+from .endpoint import ApiError, checked_int, client_of, endpoint, json_object, owner_of, parse_int, read_body
+from .games import Busy, Tables
 from .store import summary
 from .viewer import replay_frames
 
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 
 LIST_LIMIT = 1000  # games listed per record file
 UPLOAD_LIMIT = 8 * 1024 * 1024
+SOURCE = re.compile(r"[0-9]{1,9}")  # a --records file's number (ASCII digits only)
 
 
 def read_games(path: str, name: str | None = None) -> list[dict[str, Any]]:
@@ -38,6 +41,8 @@ def read_games(path: str, name: str | None = None) -> list[dict[str, Any]]:
         return read_results(path)[1]
     except (OSError, ResultsFileError) as e:
         raise ApiError(422, f"cannot read {name}: {str(e).replace(path, name)}") from None
+    except RecursionError:  # a line nested too deep for the JSON reader
+        raise ApiError(422, f"cannot read {name}: a line is nested too deep") from None
 
 
 def frames_of(games: list[dict[str, Any]], index: int, where: str) -> dict[str, Any]:
@@ -74,9 +79,10 @@ def recorded_frames(tables: Tables, source: str, index: int, owner: str) -> dict
             return replay(tables.store.game(index, owner))
         except KeyError:
             raise ApiError(404, f"you have no finished game {index}") from None
-    if not source.isdigit() or int(source) >= len(tables.files):
-        raise ApiError(404, f"no record source {source!r}")
-    path = tables.files[int(source)]
+    number = parse_int(source, "a record source", 0, 2**31) if SOURCE.fullmatch(source) else None
+    if number is None or number >= len(tables.files):
+        raise ApiError(404, f"no record source {source[:40]!r}")
+    path = tables.files[number]
     return frames_of(read_games(path), index, os.path.basename(path))
 
 
@@ -93,27 +99,38 @@ def uploaded(text: str, index: int | None) -> dict[str, Any]:
 
 @endpoint
 async def api_records(request: Request, tables: Tables, token: str) -> Any:
-    return {"sources": await tables.run(sources, tables, owner_of(token))}
+    return {"sources": await work(request, tables, sources, tables, owner_of(token))}
 
 
 @endpoint
 async def api_record(request: Request, tables: Tables, token: str) -> Any:
-    try:
-        index = int(request.path_params["index"])
-    except ValueError:
-        raise ApiError(400, "a game index is an integer") from None
-    return await tables.run(recorded_frames, tables, request.path_params["source"], index, owner_of(token))
+    index = parse_int(request.path_params["index"], "a game index", 0, 2**31)
+    return await work(request, tables, recorded_frames, tables, request.path_params["source"], index,
+                      owner_of(token))
 
 
 @endpoint
 async def api_replay(request: Request, tables: Tables, token: str) -> Any:
-    body = await read_json(request, UPLOAD_LIMIT)
-    text = body.get("jsonl")
+    return await work(request, tables, upload, await read_body(request, UPLOAD_LIMIT))
+
+
+def upload(body: bytes) -> dict[str, Any]:
+    """``{"jsonl": text, "game": N}``: an uploaded file's game list, or the frames of game N."""
+    data = json_object(body)
+    text = data.get("jsonl")
     if not isinstance(text, str) or not text.strip():
         raise ApiError(400, "send {\"jsonl\": the text of an arena results file, \"game\": N}")
-    index = body.get("game")
-    index = None if index is None else checked_int(index, "game", 0, 2**31)
-    return await tables.run(uploaded, text, index)
+    index = data.get("game")
+    return uploaded(text, None if index is None else checked_int(index, "game", 0, 2**31))
+
+
+async def work(request: Request, tables: Tables, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in a worker thread, in one of the client's slots (429 when it has none free):
+    reading record files and uploads counts against the same cap as bots and hints."""
+    try:
+        return await tables.search(client_of(request), fn, *args, wait=False)
+    except Busy as e:
+        raise ApiError(e.status, str(e)) from None
 
 
 __all__ = ["api_record", "api_records", "api_replay", "sources"]

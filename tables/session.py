@@ -27,6 +27,9 @@ Typical use (the terminal and the web table do exactly this)::
 
 from __future__ import annotations
 
+import copy
+import functools
+import operator
 import secrets
 from collections import deque
 from typing import Any
@@ -46,6 +49,29 @@ EPISODES = ("match", "deal")
 HUMAN_NAME = "human"
 RESIGNED = "resigned"  # the forfeit reason of a person who gives up (docs/rules.md section 4.4)
 FRAMES_KEPT = 64  # recent frames a table may ask for again (the opponent's moves, shown one by one)
+SHARED_WEIGHTS = ("layers", "endgame_layers", "closed_layers")  # a ppo bot's weights: read-only, shared
+PPO_KEPT = 8  # ppo checkpoints kept loaded (one per spec)
+
+
+@functools.lru_cache(maxsize=PPO_KEPT)
+def _loaded_ppo(spec: str) -> Any:
+    return make_agent(spec, seed=0)
+
+
+def make_bot(spec: str, seed: int | None) -> Any:
+    """``agents.make_agent(spec, seed)``, except that every ``ppo`` bot of one spec shares one
+    loaded copy of its network weights (read only, so threads may share them): each game gets
+    its own copy of everything else (RNGs, solver). Without it a game with a ppo bot holds
+    several MB of weights of its own."""
+    if spec.partition(":")[0].strip().lower() != "ppo":
+        return make_agent(spec, seed=seed)
+    loaded = _loaded_ppo(spec)
+    bot = copy.copy(loaded)
+    for key, value in vars(loaded).items():
+        if key not in SHARED_WEIGHTS:
+            setattr(bot, key, copy.deepcopy(value))
+    bot.reset(seed)
+    return bot
 
 
 class Session:
@@ -74,7 +100,7 @@ class Session:
         self.bot_seat = 1 - seat
         self.auto_forced = auto_forced
         seeds = (derive_seed(self.seed, "seat", 0), derive_seed(self.seed, "seat", 1))
-        self.bot = make_agent(vs, seed=seeds[self.bot_seat])
+        self.bot = make_bot(vs, seeds[self.bot_seat])
         self.bot.reset(seeds[self.bot_seat])
         self.bot_name = str(self.bot.name)
         self._bot_needs_state = bool(getattr(self.bot, "requires_state", False))
@@ -187,11 +213,15 @@ class Session:
 
     def bot_decide(self, v: PlayerView, kwargs: dict[str, Any]) -> tuple[int | None, str | None]:
         """The bot's move for view ``v``: ``(action, None)``, or ``(None, error)`` when the bot
-        raised. Safe to run in another thread: it touches only the bot."""
+        raised. The bot gets its own copy of ``v`` (an edit to it cannot touch the game). Safe
+        to run in another thread: it touches only the bot."""
         try:
-            return int(self.bot.act(v, **kwargs)), None
-        except Exception as e:  # noqa: BLE001 - a crashing bot forfeits, as in the arena
-            return None, f"{type(e).__name__}: {e}"
+            action = self.bot.act(copy.deepcopy(v), **kwargs)
+            if isinstance(action, bool):
+                raise TypeError("act() returned a bool, not an action id")
+            return operator.index(action), None  # an int or a numpy integer; a float or text raises
+        except BaseException as e:  # noqa: BLE001 - a crashing bot (even SystemExit) forfeits, as in the arena
+            return None, f"{type(e).__name__}: {e}"[:500]
 
     def apply_bot(self, v: PlayerView, action: int | None, error: str | None) -> list[dict[str, Any]]:
         """Apply the move :meth:`bot_decide` returned for view ``v``; a stale move (the
@@ -199,19 +229,24 @@ class Session:
         move forfeits, as in the arena."""
         if not self.bot_to_act or view(self.state, self.bot_seat) != v:
             return []
-        if error is not None or action is None or not (v.legal_mask >> action) & 1:
-            self.version += 1
-            if error is not None:
-                self._forfeit(self.bot_seat, "exception", error)
-                text = f"{self.bot_name} crashed ({error[:200]}) and forfeits"
-            else:
-                self._forfeit(self.bot_seat, "illegal", f"illegal action {action}")
-                text = f"{self.bot_name} chose an illegal move and forfeits"
-            self._event(self.bot_seat, None, text + ": " + self.narrator.game_over(self.record))
-            f = self.frame()
-            self.frames.append(f)
-            return [f]
+        if error is not None:
+            return self.forfeit_bot(error)
+        if action is None or not 0 <= action < 32 or not (v.legal_mask >> action) & 1:
+            return self.forfeit_bot(f"illegal action {action}", "illegal")
         return self._apply(self.bot_seat, action)
+
+    def forfeit_bot(self, error: str, reason: str = "exception") -> list[dict[str, Any]]:
+        """The bot loses the game: it crashed (``reason="exception"``) or chose an illegal move."""
+        if self._finished:
+            return []
+        self.version += 1
+        self._forfeit(self.bot_seat, reason, error)
+        what = "chose an illegal move" if reason == "illegal" else f"crashed ({error[:200]})"
+        self._event(self.bot_seat, None, f"{self.bot_name} {what} and forfeits: "
+                    + self.narrator.game_over(self.record))
+        f = self.frame()
+        self.frames.append(f)
+        return [f]
 
     def bot_move(self) -> list[dict[str, Any]]:
         """Let the bot move now, in this thread (the terminal table)."""
@@ -334,4 +369,4 @@ class Session:
         return line
 
 
-__all__ = ["EPISODES", "Session"]
+__all__ = ["EPISODES", "Session", "make_bot"]

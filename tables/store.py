@@ -15,6 +15,12 @@ is ended on the next open and skipped, with a warning, by every reader
 
 Lines may carry an ``owner`` (a hash of the browser session's token): the
 web table lists a session's own games only.
+
+With ``max_bytes`` the file is bounded: once it has reached that size, the
+next game first moves it to ``PATH.1`` (replacing the one before) and
+starts a fresh file, whose indices start again at 0. So the disk holds at
+most about twice ``max_bytes``, and the server's copy of the games (kept
+to list them) at most one file's worth.
 """
 
 from __future__ import annotations
@@ -39,8 +45,9 @@ CONFIG = {"source": "sixtysix tables", "players": "a person and a bot"}
 class RecordStore:
     """Appends finished games to ``path`` (created with its header if missing)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, max_bytes: int | None = None) -> None:
         self.path = os.path.abspath(path)
+        self.max_bytes = max_bytes
         self._lock = threading.Lock()
         new = not os.path.exists(self.path)
         if not new and os.path.getsize(self.path):
@@ -65,6 +72,8 @@ class RecordStore:
         """Write one finished game (its ``index`` and ``cluster`` are set here: each game is a
         cluster of its own) and fsync; returns the index."""
         with self._lock:
+            if self.max_bytes is not None and os.path.getsize(self.path) >= self.max_bytes:
+                self._rotate()
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
             with ResultsWriter(fd) as writer:  # closes fd
                 fcntl.flock(fd, fcntl.LOCK_EX)  # from reading the last index to writing the next
@@ -76,6 +85,24 @@ class RecordStore:
                 self._games.append(line)
                 self._size += len(dumps(line).encode()) + 1  # the file as this store left it
         return index
+
+    def _rotate(self) -> None:
+        """Move the full file to ``PATH.1`` and start a fresh one (under the file's lock, so
+        another table sharing the file rotates it once)."""
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            same = os.path.exists(self.path) and os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            if same and os.fstat(fd).st_size >= self.max_bytes:
+                os.replace(self.path, self.path + ".1")
+                _, writer = open_results(self.path, CONFIG, resume=True)
+                writer.close()
+                _fsync_path(self.path)
+                _fsync_path(os.path.dirname(self.path))
+        finally:
+            os.close(fd)
+        self._size = -1
+        self._reload()
 
     def games(self, owner: str | None = None) -> list[dict[str, Any]]:
         """Recorded games, by index; only ``owner``'s when given."""

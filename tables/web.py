@@ -33,8 +33,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ipaddress
 import logging
+import socket
 import sys
+from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,8 +48,7 @@ try:  # the `web` extra; without it this module still imports, so `sixtysix --he
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.middleware import Middleware
-    from starlette.middleware.trustedhost import TrustedHostMiddleware
-    from starlette.requests import Request
+    from starlette.requests import ClientDisconnect, Request
     from starlette.responses import FileResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
@@ -58,6 +60,15 @@ else:
 log = logging.getLogger("sixtysix.serve")
 STATIC = Path(__file__).resolve().parent / "static"
 SWEEP_S = 60  # how often idle games are forgotten
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+MAX_CONNECTIONS = 400  # connections (and requests) at once; uvicorn answers 503 past it
+KEEP_ALIVE_S = 5  # an idle keep-alive connection is closed after this
+SHUTDOWN_S = 2  # on SIGTERM, requests still running (long polls) get this long to finish
+MAX_HEADER_BYTES = 16 * 1024  # request line and headers
+
+
+class BindError(ValueError):
+    """A listening address the operator must confirm (``--allow-remote``) or cannot use."""
 
 
 async def index_page(request: Request) -> Response:
@@ -71,8 +82,63 @@ async def _json_http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _json_server_error(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, ClientDisconnect):  # the browser went away: nothing to answer or log
+        return Response(status_code=499)
     log.exception("unexpected error", exc_info=exc)
     return JSONResponse({"error": "internal server error"}, status_code=500)
+
+
+def host_of(header: str) -> str:
+    """The host of a ``Host`` header, without the port: ``[::1]:8066`` -> ``::1``."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:].partition("]")[0]
+    return header.rpartition(":")[0] if header.count(":") == 1 else header
+
+
+class HostCheck:
+    """Only requests naming an allowed host (no DNS rebinding). Starlette's own
+    ``TrustedHostMiddleware`` cannot read an IPv6 literal (``[::1]:8066``), hence this one."""
+
+    def __init__(self, app: Any, allowed_hosts: Sequence[str]) -> None:
+        self.app = app
+        self.allowed = {h.strip("[]").lower() for h in allowed_hosts}
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            header = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+            if host_of(header) not in self.allowed:
+                response = JSONResponse({"error": "invalid host header"}, status_code=400)
+                return await response(scope, receive, send)
+        await self.app(scope, receive, send)
+
+
+class ClientRequests:
+    """At most ``cap`` requests in progress per client (:func:`tables.endpoint.client_key`), so
+    one client cannot hold every connection the server takes (long polls last 30 s): 429 past it."""
+
+    def __init__(self, app: Any, cap: int) -> None:
+        self.app = app
+        self.cap = cap
+        self.busy: Counter[str] = Counter()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        from .endpoint import client_key
+
+        client = client_key((scope.get("client") or (None,))[0])
+        if self.busy[client] >= self.cap:
+            response = JSONResponse({"error": f"at most {self.cap} requests at once per client"},
+                                    status_code=429)
+            return await response(scope, receive, send)
+        self.busy[client] += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.busy[client] -= 1
+            if self.busy[client] <= 0:
+                del self.busy[client]
 
 
 class SecurityHeaders:
@@ -141,10 +207,10 @@ def create_app(config: Config | None = None) -> Starlette:
             sweeper.cancel()
             tables.close()
 
-    hosts = ["*"] if "*" in config.allowed_hosts else config.allowed_hosts
     app = Starlette(
         routes=routes(), lifespan=lifespan,
-        middleware=[Middleware(SecurityHeaders), Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
+        middleware=[Middleware(SecurityHeaders), Middleware(HostCheck, allowed_hosts=config.allowed_hosts),
+                    Middleware(ClientRequests, cap=config.requests_per_client)],
         exception_handlers={HTTPException: _json_http_error, Exception: _json_server_error},
     )
     app.state.tables = tables
@@ -153,19 +219,70 @@ def create_app(config: Config | None = None) -> Starlette:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``sixtysix serve``."""
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    d = Config()
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; ::1 works; any address outside "
+                             "loopback needs --allow-remote)")
     parser.add_argument("--port", type=int, default=8066, help="port (default 8066)")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="allow --host outside loopback: anyone who can reach the port may play "
+                             "(see SECURITY.md)")
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="a host name browsers may use in the URL (repeatable; default: loopback "
+                             "names, the --host address and, for 0.0.0.0 or ::, this machine's name)")
     parser.add_argument("--vs", default="heuristic", metavar="SPEC", help="the default opponent")
     parser.add_argument("--hint", default="pimc", metavar="SPEC",
                         help="the default hint bot ('none': no hints)")
     parser.add_argument("--bots", nargs="*", default=[], metavar="SPEC",
-                        help="more bots a browser may choose (any spec the arena accepts, e.g. ppo:PATH)")
+                        help="more bots a browser may choose, each as this exact string (any spec the "
+                             "arena accepts, e.g. ppo:PATH; they run with your rights)")
     parser.add_argument("--data", default=Config.data, metavar="DIR",
                         help=f"folder of the finished games, DIR/games.jsonl (default {Config.data})")
     parser.add_argument("--records", nargs="*", default=[], metavar="FILE",
                         help="arena results files (JSONL) the viewer offers")
-    parser.add_argument("--threads", type=int, default=4, help="threads the bots think in (default 4)")
-    parser.add_argument("--max-games", type=int, default=500, help="games kept in memory (default 500)")
+    parser.add_argument("--threads", type=int, default=d.threads,
+                        help=f"threads the bots think in (default {d.threads})")
+    parser.add_argument("--max-games", type=int, default=d.max_games,
+                        help=f"games kept in memory (default {d.max_games})")
+    parser.add_argument("--games-per-client", type=int, default=d.games_per_client,
+                        help=f"games kept per remote address (default {d.games_per_client})")
+    parser.add_argument("--searches-per-client", type=int, default=d.searches_per_client,
+                        help=f"bot moves and hints thinking at once per remote address "
+                             f"(default {d.searches_per_client})")
+    parser.add_argument("--requests-per-client", type=int, default=d.requests_per_client,
+                        help=f"requests in progress at once per remote address, long polls included "
+                             f"(default {d.requests_per_client})")
+    parser.add_argument("--records-max-mb", type=float, default=d.records_max_bytes / 2**20,
+                        help=f"DATA/games.jsonl is rotated to games.jsonl.1 past this size "
+                             f"(default {d.records_max_bytes // 2**20})")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or ``localhost``) is reachable from this machine only."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def allowed_hosts(host: str, allow_remote: bool, extra: Sequence[str]) -> list[str]:
+    """The ``Host`` names browsers may use for a server bound to ``host`` (never ``*``);
+    :class:`BindError` for an address outside loopback without ``allow_remote``."""
+    host = host.strip("[]")
+    if not is_loopback(host) and not allow_remote:
+        raise BindError(f"--host {host} is reachable from other machines: add --allow-remote to "
+                        "serve there (anyone who reaches the port may play; see SECURITY.md)")
+    names = [*LOOPBACK_NAMES, *extra]
+    if host in ("0.0.0.0", "::"):
+        name = socket.gethostname()
+        names += [name, socket.getfqdn(name)]
+    else:
+        names.append(host)
+    if any(n.strip() in ("*", "") for n in names):
+        raise BindError("--allowed-host: name each host; '*' would let any site's pages reach the server")
+    return list(dict.fromkeys(n.strip("[]").lower() for n in names))
 
 
 def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
@@ -179,20 +296,37 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         return 2
     import uvicorn
 
-    hosts = ["127.0.0.1", "localhost"]
-    if args.host not in hosts:
-        hosts.append("*" if args.host in ("0.0.0.0", "::") else args.host)
-    config = Config(data=args.data, vs=args.vs, hint=args.hint, bots=list(args.bots),
-                    records=list(args.records), threads=max(1, args.threads),
-                    max_games=max(1, args.max_games), allowed_hosts=hosts)
     try:
+        hosts = allowed_hosts(args.host, args.allow_remote, args.allowed_host)
+        counts = {"--threads": args.threads, "--max-games": args.max_games,
+                  "--games-per-client": args.games_per_client,
+                  "--searches-per-client": args.searches_per_client,
+                  "--requests-per-client": args.requests_per_client}
+        for flag, n in counts.items():
+            if n < 1:
+                raise ValueError(f"{flag} must be at least 1, got {n}")
+        if not 0.01 <= args.records_max_mb <= 1e6:
+            raise ValueError(f"--records-max-mb must be 0.01..1e6, got {args.records_max_mb}")
+        config = Config(data=args.data, vs=args.vs, hint=args.hint, bots=list(args.bots),
+                        records=list(args.records), threads=args.threads, max_games=args.max_games,
+                        games_per_client=args.games_per_client, searches_per_client=args.searches_per_client,
+                        requests_per_client=args.requests_per_client,
+                        records_max_bytes=int(args.records_max_mb * 2**20), allowed_hosts=hosts)
         app = create_app(config)
     except ValueError as e:
         print(f"sixtysix serve: error: {e}", file=sys.stderr)
         return 2
-    print(f"Sixty-Six tables on http://{args.host}:{args.port}/  (finished games: "
+    if not is_loopback(args.host):
+        print(f"sixtysix serve: warning: listening on {args.host}, outside loopback: anyone who can reach "
+              f"port {args.port} may play here (host names allowed: {', '.join(hosts)})",
+              file=sys.stderr, flush=True)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Sixty-Six tables on http://{shown}:{args.port}/  (finished games: "
           f"{app.state.tables.store.path}; Ctrl-C to stop)", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+    uvicorn.run(app, host=args.host.strip("[]"), port=args.port, log_level="warning", access_log=False,
+                limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S,
+                timeout_graceful_shutdown=SHUTDOWN_S, h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+                proxy_headers=False, server_header=False)
     return 0
 
 

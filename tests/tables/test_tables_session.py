@@ -209,3 +209,18 @@ def test_the_store_appends_and_survives_a_cut_line(tmp_path):
     open_results(arena, {"players": ["a", "b"]})[1].close()
     with pytest.raises(ValueError, match="different run configuration"):
         RecordStore(arena)
+
+
+def test_ppo_bots_share_one_copy_of_their_weights_and_play_as_if_alone():
+    """Games with a ppo bot share its loaded network (a few MB each otherwise), never its RNGs
+    or solver, and a shared bot plays exactly as a bot of its own would."""
+    from agents import make_agent
+    from tables.session import make_bot
+
+    a, b = make_bot("ppo:assist=none", 1), make_bot("ppo:assist=none", 2)
+    assert a.layers is b.layers and a.rng is not b.rng and a.solver is not b.solver
+    own = make_agent("ppo:assist=none", seed=1)
+    own.reset(1)
+    s = Session("random", seed=3, seat=0)
+    v = view(s.state, s.state.to_act)
+    assert a.act(v) == own.act(v) and a.name == own.name
