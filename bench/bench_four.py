@@ -16,7 +16,7 @@ import random
 import time
 
 from agents.four.match import duplicate
-from sixtysix_env.four import deal_four
+from sixtysix_env.four_deals import deal_four
 
 
 def engine_speed(seconds: float) -> float:

@@ -24,7 +24,10 @@ import time
 
 import sixtysix_env.deals as new_deals
 
-MODULES = ("__init__", "actions", "cards", "deals", "engine", "scoring", "seeding")
+# The rules modules a deal needs; those a revision lacks are skipped (older revisions have fewer).
+MODULES = (
+    "__init__", "actions", "cards", "deals", "engine", "scoring", "seeding", "variants", "variant_rules",
+)  # fmt: skip
 
 
 def load_base(rev: str) -> object:
@@ -33,9 +36,12 @@ def load_base(rev: str) -> object:
     pkg = os.path.join(root, "base_sixtysix")
     os.makedirs(pkg)
     for m in MODULES:
-        src = "" if m == "__init__" else subprocess.run(
-            ["git", "show", f"{rev}:sixtysix_env/{m}.py"], check=True, capture_output=True, text=True
-        ).stdout
+        shown = subprocess.run(
+            ["git", "show", f"{rev}:sixtysix_env/{m}.py"], capture_output=True, text=True
+        )
+        if m != "__init__" and shown.returncode:
+            continue
+        src = "" if m == "__init__" else shown.stdout
         with open(os.path.join(pkg, f"{m}.py"), "w") as f:
             f.write(src)
     sys.path.insert(0, root)

@@ -1,8 +1,10 @@
 """sixtysix_env: Sixty-Six (Sechsundsechzig) rules engine and environments.
 
-The rules (``cards``, ``actions``, ``engine``, ``deals``, ``knowledge``,
-``seeding``) use the standard library only; importing this package loads
-them and nothing else of the package. The numpy observation and the
+The rules (``cards``, ``actions``, ``engine``, ``scoring``, ``deals``,
+``knowledge``, ``seeding``, the presets' ``variants`` and
+``variant_rules``; the four-player ``four``, ``four_deals`` and
+``four_knowledge``) use the standard library only; importing this package
+loads the two-player ones and nothing else of the package. The numpy observation and the
 PettingZoo / Gymnasium adapters load on first use (``sixtysix_env.env``,
 ``sixtysix_env.SixtySixGymEnv``, ``sixtysix_env.encode``...), so the engine
 works in an environment without numpy, gymnasium or pettingzoo.

@@ -14,7 +14,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from .cards import CARD_NAMES, N_CARDS, SUIT_LETTERS, bits_of, card_id
+from .cards import CARD_NAMES, N_CARDS, N_SUITS, QUEEN, QUEENS, SUIT_LETTERS, bits_of, card_id
 
 N_ACTIONS = 32
 MARRIAGE = 24  # 24 + suit: show the marriage of that suit
@@ -25,6 +25,18 @@ CONTINUE = 31
 
 CARD_ACTIONS_MASK = (1 << N_CARDS) - 1
 MARRIAGE_ACTIONS_MASK = 0b1111 << MARRIAGE
+# Single-action bits of legal masks.
+EXCHANGE_BIT, CLOSE_BIT, DECLARE_BIT, CONTINUE_BIT = (1 << a for a in (EXCHANGE, CLOSE, DECLARE, CONTINUE))
+# MARRIAGE_ACTIONS[(hand >> 1) & hand & QUEENS]: the marriage action bits of the suits a hand
+# holds both K and Q of (a look-up, not a loop: legal masks are the search bots' hottest path).
+MARRIAGE_ACTIONS: dict[int, int] = {
+    sum(1 << (6 * s + QUEEN) for s in range(N_SUITS) if m >> s & 1): m << MARRIAGE for m in range(16)
+}
+
+
+def marriage_actions(hand: int) -> int:
+    """The marriage action bits ``hand`` could show (suits held with both K and Q)."""
+    return MARRIAGE_ACTIONS[(hand >> 1) & hand & QUEENS]
 
 ACTION_NAMES: tuple[str, ...] = (
     tuple(f"play {CARD_NAMES[c]}" for c in range(N_CARDS))

@@ -10,7 +10,7 @@
 
 The game of :mod:`sixtysix_env.four` (docs/rules-four.md). The conventions
 are the two-player env's: a dict observation with ``'observation'`` (the
-seat's :class:`~sixtysix_env.four.FourView` only, seats relative to the
+seat's :class:`~sixtysix_env.four_knowledge.FourView` only, seats relative to the
 observer: me, left, partner, right) and ``'action_mask'`` (all zeros for a
 seat not to act); ``Discrete(32)``; an illegal action raises
 :class:`~sixtysix_env.actions.IllegalActionError`.
@@ -37,17 +37,9 @@ from pettingzoo import AECEnv
 from .actions import N_ACTIONS
 from .cards import N_CARDS
 from .engine import N_WINDOWS
-from .four import (
-    FOUR_IDS,
-    N_SEATS,
-    FourState,
-    FourView,
-    deal_four,
-    describe,
-    fixed_four,
-    next_four,
-    view_four,
-)
+from .four import FOUR_IDS, N_SEATS, FourState
+from .four_deals import deal_four, fixed_four, next_four
+from .four_knowledge import FourView, describe, view_four
 from .scoring import WIN_SCORE
 from .seeding import deal_rng, fresh_seed
 

@@ -29,6 +29,7 @@ SUIT_MASKS: tuple[int, ...] = tuple(0b111111 << (6 * s) for s in range(N_SUITS))
 # HIGHER[c]: the cards of c's suit that beat c. KQ[s]: the king and queen of suit s (its marriage).
 HIGHER: tuple[int, ...] = tuple(SUIT_MASKS[c // 6] & ~((2 << c) - 1) for c in range(N_CARDS))
 KQ: tuple[int, ...] = tuple((1 << (6 * s + QUEEN)) | (1 << (6 * s + KING)) for s in range(N_SUITS))
+QUEENS = sum(1 << (6 * s + QUEEN) for s in range(N_SUITS))  # (hand >> 1) & hand & QUEENS: suits with K and Q
 CARD_NAMES: tuple[str, ...] = tuple(
     RANK_LETTERS[c % 6] + SUIT_LETTERS[c // 6] for c in range(N_CARDS)
 )
@@ -85,6 +86,14 @@ def mask_of(cards: Iterable[int]) -> int:
     for c in cards:
         m |= 1 << c
     return m
+
+
+def with_bits(masks: list[int], i: int, bits: int) -> list[int]:
+    """A copy of ``masks`` with ``bits`` set in entry ``i``: copy on write,
+    so the engines' clones may share lists that change rarely."""
+    out = masks[:]
+    out[i] |= bits
+    return out
 
 
 # _BYTE_BITS[k][b]: the set bits of byte value b placed at byte k of a 32-bit mask.

@@ -19,8 +19,9 @@ from typing import Any
 
 from .actions import to_int
 from .cards import CARD_NAMES, cards_of, parse_cards
-from .engine import LEAD, State, state_class
+from .engine import LEAD, State
 from .seeding import make_rng
+from .variant_rules import state_class
 from .variants import GERMAN, Rules, rules_from_spec
 
 

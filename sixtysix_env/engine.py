@@ -19,17 +19,13 @@ window                legal actions
 ``OVER``              nothing: the deal has ended, see :attr:`State.result`
 ====================  ==========================================================
 
-Typical use (:mod:`sixtysix_env.deals` makes the states)::
-
-    state = deal(rng)  # or fixed_deal(hands, talon, dealer=1).play("AC", "9C", "continue")
-    while not state.is_over:
-        state.apply(rng.choice(state.legal_actions()))
-    state.result  # DealResult(winner=..., game_points=..., reason=..., scores=...)
-
-An illegal action raises :class:`~sixtysix_env.actions.IllegalActionError`
-(a ``ValueError``) naming the action, the window and the legal actions;
+:mod:`sixtysix_env.deals` makes the states; ``state.apply(action)`` plays one
+until ``state.is_over``, then ``state.result`` is its :class:`DealResult`. An
+illegal action raises :class:`~sixtysix_env.actions.IllegalActionError` (a
+``ValueError``) naming the action, the window and the legal actions;
 :meth:`State.check_action` is that check alone, for the environments. How a
-deal ends and what it is worth is :mod:`sixtysix_env.scoring`.
+deal ends and what it is worth is :mod:`sixtysix_env.scoring`; the rule
+presets' deals are the subclasses of :mod:`sixtysix_env.variant_rules`.
 
 The engine knows nothing about environments, numpy or what a player may see;
 ``knowledge.py`` derives a player's view from a state.
@@ -37,24 +33,28 @@ The engine knows nothing about environments, numpy or what a player may see;
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .actions import (
     CLOSE,
-    CONTINUE,
+    CLOSE_BIT,
+    CONTINUE_BIT,
     DECLARE,
+    DECLARE_BIT,
     EXCHANGE,
+    EXCHANGE_BIT,
     MARRIAGE,
+    MARRIAGE_ACTIONS,
     N_ACTIONS,
     actions_of,
     check_action,
     is_legal,
     parse_action,
 )
-from .cards import CARD_NAMES, HIGHER, KQ, N_CARDS, POINTS, QUEEN, SUIT_MASKS, names_of
-from .scoring import WIN_SCORE, DealResult, closer_failed, declaration, last_trick, marriage_points
-from .variants import CREDIT_NEXT_TRICK, CREDIT_TRICK_BEFORE, DECLARE_AUTO, GERMAN, Rules
+from .cards import CARD_NAMES, HIGHER, KQ, N_CARDS, POINTS, QUEENS, SUIT_MASKS, names_of, with_bits
+from .scoring import DealResult, closer_failed, declaration, last_trick, marriage_points
+from .variants import GERMAN, Rules
 
 LEAD, DRAW, CLOSE_RESPONSE, FOLLOW, FINAL, OVER = range(6)
 PLAYER_IDS = ("player_0", "player_1")  # the environments' agent names, seat 0 and seat 1
@@ -77,24 +77,8 @@ N_WINDOWS = 6
 TALON_SIZE = GERMAN.talon_size
 HAND_SIZE = GERMAN.hand_size
 MATCH_TARGET = GERMAN.match_target
-# A marriage that never counts (lost, docs/rules-variants.md V2.2) waits for this many tricks.
-_NEVER = 1 << 30
-
-_EXCHANGE_BIT = 1 << EXCHANGE
-_CLOSE_BIT = 1 << CLOSE
-_DECLARE_BIT = 1 << DECLARE
-_CONTINUE_BIT = 1 << CONTINUE
-_DRAW_MASK = _CONTINUE_BIT | _CLOSE_BIT | _DECLARE_BIT
-_FINAL_MASK = _DECLARE_BIT | _CONTINUE_BIT
-
-_QUEENS = sum(1 << (6 * s + 2) for s in range(4))
-# (hand >> 1) & hand & _QUEENS has the queen bit of every suit held with its king;
-# this maps that value to the marriage action bits.
-_MARRIAGE_ACTIONS: dict[int, int] = {}
-for _m in range(16):
-    _key = sum(1 << (6 * s + 2) for s in range(4) if _m >> s & 1)
-    _MARRIAGE_ACTIONS[_key] = _m << MARRIAGE
-del _m, _key
+_DRAW_MASK = CONTINUE_BIT | CLOSE_BIT | DECLARE_BIT
+_FINAL_MASK = DECLARE_BIT | CONTINUE_BIT
 
 
 @dataclass(slots=True, repr=False)  # eq compares every field; no hash (mutable)
@@ -125,10 +109,7 @@ class State:
       marriage and has not led since.
     - ``dealer``, ``match_scores``, ``result`` (a :class:`DealResult` once over).
     - ``rules``: the preset this deal follows (:mod:`sixtysix_env.variants`);
-      ``bonus``: extra game points for this deal's winner (the draw bonus);
-      ``held``: None, or per player ``(suits, tricks)``: shown marriages of
-      those suits that count only once the player has more than ``tricks``
-      tricks (presets whose marriages count later or never).
+      ``bonus`` and ``held``: see :class:`~sixtysix_env.variant_rules.RulesState`.
     """
 
     hands: list[int]
@@ -228,11 +209,7 @@ class State:
     @property
     def match_winner(self) -> int | None:
         target = self.rules.match_target
-        if self.match_scores[0] >= target:
-            return 0
-        if self.match_scores[1] >= target:
-            return 1
-        return None
+        return 0 if self.match_scores[0] >= target else 1 if self.match_scores[1] >= target else None
 
     @property
     def match_value(self) -> int:
@@ -269,27 +246,27 @@ class State:
                 return (same & HIGHER[lead]) or same
             return (h & SUIT_MASKS[self.trump]) or h
         if w == LEAD:
-            decl = _DECLARE_BIT if self.can_declare and self.tricks[p] else 0
+            decl = DECLARE_BIT if self.can_declare and self.tricks[p] else 0
             ms = self.marriage_suit
             if ms >= 0:
                 m = (h & KQ[ms]) | decl
                 if self.talon_open:
-                    m |= _CLOSE_BIT
+                    m |= CLOSE_BIT
                 return m
             if self.closed_by < 0 and self.stock:
-                m = h | decl | _CLOSE_BIT | _MARRIAGE_ACTIONS[(h >> 1) & h & _QUEENS]
+                m = h | decl | CLOSE_BIT | MARRIAGE_ACTIONS[(h >> 1) & h & QUEENS]
                 if self.tricks[p] and (h >> (6 * self.trump)) & 1:
-                    m |= _EXCHANGE_BIT
+                    m |= EXCHANGE_BIT
                 return m
             return h | decl
         if w == DRAW:
             if (h >> (6 * self.trump)) & 1:
-                return _DRAW_MASK | _EXCHANGE_BIT
+                return _DRAW_MASK | EXCHANGE_BIT
             return _DRAW_MASK
         if w == CLOSE_RESPONSE:
             if (h >> (6 * self.trump)) & 1:
-                return _CONTINUE_BIT | _EXCHANGE_BIT
-            return _CONTINUE_BIT
+                return CONTINUE_BIT | EXCHANGE_BIT
+            return CONTINUE_BIT
         if w == FINAL:
             return _FINAL_MASK
         return 0
@@ -355,13 +332,13 @@ class State:
             self.marriage_suit = -1
         elif action < EXCHANGE:  # show a marriage (LEAD)
             suit = action - MARRIAGE
-            self.shown = _with_bits(self.shown, p, 1 << suit)
-            self.known = _with_bits(self.known, p, KQ[suit])
+            self.shown = with_bits(self.shown, p, 1 << suit)
+            self.known = with_bits(self.known, p, KQ[suit])
             self.marriage_suit = suit
             if self.held is None:
                 self.can_declare = True
-            else:
-                self._hold_marriage(p, 1 << suit)
+            else:  # only a RulesState (sixtysix_env.variant_rules) holds marriages back
+                self._hold_marriage(p, 1 << suit)  # type: ignore[attr-defined]
         elif w == CLOSE_RESPONSE:  # exchange or continue, then the closer leads
             if action == EXCHANGE:
                 self._exchange(p)
@@ -398,9 +375,9 @@ class State:
                 v = SUIT_MASKS[lead_suit]
                 if suit != self.trump:
                     v |= SUIT_MASKS[self.trump]
-                self.void = _with_bits(self.void, p, v)
+                self.void = with_bits(self.void, p, v)
             elif card < lead:
-                self.void = _with_bits(self.void, p, HIGHER[lead])
+                self.void = with_bits(self.void, p, HIGHER[lead])
         self.points[winner] += POINTS[lead] + POINTS[card]
         self.tricks[winner] += 1
         self.won[winner] |= bit | (1 << lead)
@@ -417,27 +394,12 @@ class State:
             self.points[winner] += self.rules.last_trick_bonus
             self._end(*last_trick(self, winner))
 
-    def _hold_marriage(self, p: int, suit_bit: int) -> None:
-        """Record a marriage that does not count yet (or ever) under the rules' credit."""
-        credit = self.rules.marriage_credit
-        suits, at = self.held[p]  # type: ignore[index]
-        if credit == CREDIT_NEXT_TRICK:
-            entry = (suit_bit, self.tricks[p])
-        elif credit == CREDIT_TRICK_BEFORE and not self.tricks[p]:
-            entry = (suits | suit_bit, _NEVER)
-        else:
-            entry = (suits, at)
-        held = list(self.held)  # type: ignore[arg-type]
-        held[p] = entry
-        self.held = (held[0], held[1])
-        self.can_declare = True
-
     def _draw(self, p: int, talon_size: int = TALON_SIZE) -> None:
         i = talon_size - self.stock
         self.hands[p] |= 1 << self.talon[i]
         if self.stock == 2:
             self.hands[1 - p] |= 1 << self.trump_card
-            self.known = _with_bits(self.known, 1 - p, 1 << self.trump_card)
+            self.known = with_bits(self.known, 1 - p, 1 << self.trump_card)
         else:
             self.hands[1 - p] |= 1 << self.talon[i + 1]
         self.stock -= 2
@@ -445,7 +407,7 @@ class State:
     def _exchange(self, p: int) -> None:
         nine = 6 * self.trump + self.rules.exchange_rank
         self.hands[p] ^= (1 << nine) | (1 << self.trump_card)
-        self.known = _with_bits(self.known, p, 1 << self.trump_card)
+        self.known = with_bits(self.known, p, 1 << self.trump_card)
         self.trump_card = nine
         self.exchanged_by = p
 
@@ -479,125 +441,7 @@ class State:
         )
 
 
-_FIELDS = tuple(f.name for f in fields(State))
-_EXTRA = ("rules", "bonus", "held")
-_COPIED = ("hands", "points", "tricks", "won", "played")  # what a clone must not share (see State.clone)
-
-
-class RulesState(State):
-    """A deal with rules other than the plain German defaults: ``rules``,
-    ``bonus`` and ``held`` are its own (slots) instead of the class's. German
-    play; the match switches (draw bonus, double game) need nothing more."""
-
-    __slots__ = _EXTRA
-
-    def clone(self) -> State:
-        s = object.__new__(type(self))
-        for name in _FIELDS:
-            setattr(s, name, getattr(self, name))
-        for name in _COPIED:
-            setattr(s, name, getattr(self, name)[:])
-        s.rules, s.bonus, s.held = self.rules, self.bonus, self.held
-        return s
-
-    __copy__ = clone
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        same = State.__eq__(self, other)
-        return bool(same) and all(getattr(self, k) == getattr(other, k) for k in _EXTRA)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def score(self, player: int) -> int:
-        """:meth:`State.score`, less the marriages ``held`` back (not counted yet, or lost)."""
-        t = self.tricks[player]
-        if not t:
-            return self.points[player]
-        shown = self.shown[player]
-        if self.held is not None:
-            suits, at = self.held[player]
-            if t <= at:
-                shown &= ~suits
-        return self.points[player] + marriage_points(shown, self.trump)
-
-    def _end(self, winner: int | None, game_points: int, reason: str) -> None:
-        State._end(self, winner, game_points + self.bonus if winner is not None else 0, reason)
-
-    def _draw(self, p: int, talon_size: int = TALON_SIZE) -> None:
-        State._draw(self, p, len(self.talon))  # the deck of the rules may be smaller
-
-    def __getstate__(self) -> tuple:
-        return tuple(getattr(self, k) for k in (*_FIELDS, *_EXTRA))
-
-    def __setstate__(self, state: tuple) -> None:
-        for k, v in zip((*_FIELDS, *_EXTRA), state, strict=True):
-            setattr(self, k, v)
-
-
-class VariantState(RulesState):
-    """A deal of a preset whose play differs from the German game's
-    (:mod:`sixtysix_env.variants`): the German legal mask and trick, then
-    what the preset's :class:`~sixtysix_env.variants.Rules` change. German
-    deals stay :class:`State` (or :class:`RulesState` with the match
-    switches), so the German hot paths read no rules."""
-
-    __slots__ = ()
-
-    def legal_mask(self) -> int:
-        m = State.legal_mask(self)
-        w = self.window
-        r = self.rules
-        h = self.hands[self.to_act]
-        low = (h >> (6 * self.trump + r.exchange_rank)) & 1
-        if w == LEAD:
-            ms = self.marriage_suit
-            if ms >= 0:
-                if r.marriage_king_only:
-                    m &= ~(1 << (6 * ms + QUEEN))
-            elif self.closed_by < 0 and self.stock:
-                m &= ~_EXCHANGE_BIT
-                if low and (r.free_exchange or self.tricks[self.to_act]):
-                    m |= _EXCHANGE_BIT
-            elif r.late_marriages:
-                m |= _MARRIAGE_ACTIONS[(h >> 1) & h & _QUEENS]
-            if not r.closing:
-                m &= ~_CLOSE_BIT
-            if r.declaring == DECLARE_AUTO:
-                m &= ~_DECLARE_BIT
-        elif w == DRAW or w == CLOSE_RESPONSE:
-            m = (m & ~_EXCHANGE_BIT) | (_EXCHANGE_BIT if low else 0)
-        return m
-
-    def _follow(self, p: int, card: int) -> None:
-        State._follow(self, p, card)
-        if self.window == OVER:
-            return
-        r = self.rules
-        winner = self.to_act
-        if r.declaring == DECLARE_AUTO and self.score(winner) >= WIN_SCORE:
-            self._end(*declaration(self, winner))  # 66 is checked after every trick
-        elif self.window == DRAW and not r.draw_window:
-            self._draw(winner)  # no draw window: both draw at once
-            self.window = LEAD
-
-
-def state_class(rules: Rules, bonus: int = 0) -> type[State]:
-    """The engine class for deals under ``rules`` (and a draw bonus)."""
-    if rules.varies_play:
-        return VariantState
-    return State if (rules is GERMAN or rules == GERMAN) and not bonus else RulesState
-
-
-def _with_bits(pair: list[int], p: int, bits: int) -> list[int]:
-    """A copy of ``pair`` with ``bits`` set in entry ``p`` (copy on write)."""
-    out = pair[:]
-    out[p] |= bits
-    return out
-
-
 __all__ = [
     "CLOSE_RESPONSE", "DRAW", "FINAL", "FOLLOW", "LEAD", "OVER", "PLAYER_IDS", "State", "TALON_CLOSED",
-    "TALON_OPEN", "TALON_SPENT", "RulesState", "VariantState", "WINDOW_NAMES", "state_class", "talon_phase",
+    "TALON_OPEN", "TALON_SPENT", "WINDOW_NAMES", "talon_phase",
 ]  # fmt: skip

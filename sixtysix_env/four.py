@@ -17,29 +17,26 @@ Windows (a subset of the two-player ones, same numbers):
   may first show a marriage of their own (F4.2).
 - ``OVER``: the deal has ended (:attr:`FourState.result`, winner a team).
 
-:class:`FourView` is what one seat knows; :func:`sample_four` deals the cards
-a seat has not seen to the others consistently with it (determinization).
-Standard library only.
+This module is the state machine (legal moves, tricks, deal end);
+:mod:`~sixtysix_env.four_deals` deals, and :mod:`~sixtysix_env.four_knowledge`
+is what one seat knows (:class:`~sixtysix_env.four_knowledge.FourView`) and
+the deals consistent with it. Standard library only.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import DECLARE, MARRIAGE, actions_of, check_action, parse_action
-from .cards import CARD_NAMES, HIGHER, KQ, N_CARDS, POINTS, SUIT_MASKS, cards_of, names_of, parse_cards
+from .actions import DECLARE, DECLARE_BIT, MARRIAGE, actions_of, check_action, marriage_actions, parse_action
+from .cards import CARD_NAMES, HIGHER, KQ, POINTS, SUIT_MASKS, names_of, with_bits
 from .engine import FOLLOW, LEAD, OVER, WINDOW_NAMES
 from .scoring import DealResult, declaration, last_trick, marriage_points
-from .seeding import make_rng
 
 N_SEATS = 4
 FOUR_IDS = ("player_0", "player_1", "player_2", "player_3")
 HAND = 6
-_DECLARE_BIT = 1 << DECLARE
-_QUEENS = sum(1 << (6 * s + 2) for s in range(4))
 
 
 def team_of(seat: int) -> int:
@@ -48,16 +45,6 @@ def team_of(seat: int) -> int:
 
 def partner_of(seat: int) -> int:
     return (seat + 2) & 3
-
-
-def _marriage_bits(hand: int, exclude: int = 0) -> int:
-    """The marriage actions of every suit whose K and Q are in ``hand`` (suits in ``exclude`` left out)."""
-    q = (hand >> 1) & hand & _QUEENS
-    out = 0
-    for s in range(4):
-        if q >> (6 * s + 2) & 1 and not exclude >> s & 1:
-            out |= 1 << (MARRIAGE + s)
-    return out
 
 
 @dataclass(frozen=True)
@@ -154,14 +141,15 @@ class FourState:
         p = self.to_act
         h = self.hands[p]
         if w == LEAD:
-            decl = _DECLARE_BIT if self.can_declare and self.tricks[p & 1] else 0
+            decl = DECLARE_BIT if self.can_declare and self.tricks[p & 1] else 0
             if self.marriage_suit >= 0:
                 return (h & KQ[self.marriage_suit]) | decl
-            return h | decl | _marriage_bits(h, self.shown[p])  # a partner's show keeps K and Q in hand
+            # a partner's show keeps K and Q in hand: each seat shows a marriage once
+            return h | decl | (marriage_actions(h) & ~(self.shown[p] << MARRIAGE))
         if w == FOLLOW:
             m = follow_cards(h, self.trick, self.trump, self.rules.head_trick)
             if p == partner_of(self.leader) and self.rules.partner_marriage and not self.partner_shown:
-                m |= _marriage_bits(h, self.shown[p])
+                m |= marriage_actions(h) & ~(self.shown[p] << MARRIAGE)
             return m
         return 0
 
@@ -186,8 +174,8 @@ class FourState:
             self._end(*declaration(self, p & 1))
         elif a >= MARRIAGE:
             suit = a - MARRIAGE
-            self.shown = _with(self.shown, p, 1 << suit)
-            self.known = _with(self.known, p, KQ[suit])
+            self.shown = with_bits(self.shown, p, 1 << suit)
+            self.known = with_bits(self.known, p, KQ[suit])
             if self.window == LEAD:
                 self.marriage_suit = suit
                 self.can_declare = True
@@ -226,7 +214,7 @@ class FourState:
         elif self.rules.head_trick and win_card // 6 == lead_suit and card < win_card:
             lacks |= HIGHER[win_card]
         if lacks:
-            self.void = _with(self.void, p, lacks)
+            self.void = with_bits(self.void, p, lacks)
         self.hands[p] ^= 1 << card
         self.played[p] |= 1 << card
         trick.append(card)
@@ -296,250 +284,14 @@ def follow_cards(hand: int, trick: Sequence[int], trump: int, head: bool = True)
     return hand
 
 
-def _with(values: list[int], i: int, bits: int) -> list[int]:
-    out = values[:]
-    out[i] |= bits
-    return out
-
-
-# --------------------------------------------------------------------- dealing
-def new_four(
-    hands: Sequence[Sequence[int]],
-    dealer: int,
-    match_scores: Sequence[int] = (0, 0),
-    rules: FourRules = FOUR,
-) -> FourState:
-    """A deal from card ids without validation; trumps are the suit of the
-    dealer's last card, shown to all (F2.2)."""
-    s = FourState.__new__(FourState)
-    s.hands = [sum(1 << c for c in h) for h in hands]
-    s.trump_card = hands[dealer][-1]
-    s.trump = s.trump_card // 6
-    s.points, s.tricks, s.won = [0, 0], [0, 0], [0, 0]
-    s.played, s.shown, s.void = [0] * 4, [0] * 4, [0] * 4
-    s.known = [0] * 4
-    s.known[dealer] = 1 << s.trump_card
-    s.window = LEAD
-    s.leader = s.to_act = (dealer + 1) & 3
-    s.trick = []
-    s.marriage_suit = -1
-    s.partner_shown = False
-    s.can_declare = False
-    s.dealer = dealer
-    s.match_scores = [int(match_scores[0]), int(match_scores[1])]
-    s.result = None
-    s.rules = rules
-    return s
-
-
-def deal_four(
-    rng: int | random.Random | Any | None = None,
-    dealer: int | None = None,
-    match_scores: Sequence[int] = (0, 0),
-    rules: FourRules = FOUR,
-) -> FourState:
-    """Shuffle and deal; ``dealer`` None: chosen from the RNG."""
-    rng = make_rng(rng)
-    dealer = rng.randrange(4) if dealer is None else _check_seat(dealer, "dealer")
-    cards = list(range(N_CARDS))
-    rng.shuffle(cards)
-    cards = [int(c) for c in cards]
-    hands = [cards[HAND * i : HAND * (i + 1)] for i in range(N_SEATS)]
-    return new_four(hands, dealer, _scores(match_scores, rules), rules)
-
-
-def fixed_four(
-    hands: Sequence[Sequence[int | str]],
-    dealer: int = 3,
-    match_scores: Sequence[int] = (0, 0),
-    rules: FourRules = FOUR,
-) -> FourState:
-    """A deal fixed card by card: four hands of 6 (ids or names), all 24 cards
-    once; the dealer's last listed card is the trump card. ``ValueError``
-    names what is wrong."""
-    dealer = _check_seat(dealer, "dealer")
-    if isinstance(hands, (str, bytes)) or len(hands) != N_SEATS:
-        raise ValueError(f"hands must be four lists of {HAND} cards, got {hands!r}")
-    parsed = [parse_cards(h) for h in hands]
-    for i, h in enumerate(parsed):
-        if len(h) != HAND:
-            raise ValueError(f"hands[{i}] has {len(h)} cards, expected {HAND}")
-    flat = [c for h in parsed for c in h]
-    if len(set(flat)) != N_CARDS:
-        dupes = sorted({c for c in flat if flat.count(c) > 1})
-        raise ValueError(f"duplicate cards in the deal: {', '.join(CARD_NAMES[c] for c in dupes)}")
-    return new_four(parsed, dealer, _scores(match_scores, rules), rules)
-
-
-def next_four(state: FourState, rng: int | random.Random | Any | None = None) -> FourState:
-    """The match's next deal: the deal passes to the left after every deal (F7)."""
-    if state.result is None:
-        raise ValueError("the deal is not over yet")
-    if state.match_over:
-        raise ValueError(f"the match is over: {state.match_scores}")
-    return deal_four(rng, (state.dealer + 1) & 3, state.match_scores, state.rules)
-
-
-def _check_seat(seat: Any, what: str) -> int:
+def check_seat(seat: Any, what: str) -> int:
+    """``seat`` as an int if it is a seat 0-3, else ``ValueError`` naming ``what``."""
     if isinstance(seat, bool) or seat not in (0, 1, 2, 3):
         raise ValueError(f"{what} must be a seat 0-3, got {seat!r}")
     return int(seat)
 
 
-def _scores(match_scores: Any, rules: FourRules) -> list[int]:
-    ok = not isinstance(match_scores, (str, bytes)) and len(match_scores) == 2
-    if not ok or any(type(g) is not int or not 0 <= g < rules.match_target for g in match_scores):
-        top = rules.match_target - 1
-        raise ValueError(f"match scores must be two ints in 0..{top}, got {match_scores!r}")
-    return list(match_scores)
-
-
-# --------------------------------------------------------------------- knowledge
-_VIEW_FIELDS = (
-    "player", "hand", "window", "to_act", "legal_mask", "trump", "trump_card", "leader", "trick",
-    "points", "tricks", "won", "played", "shown", "known", "void", "hand_sizes", "marriage_suit",
-    "partner_shown", "can_declare", "dealer", "match_scores", "result", "scores", "unseen", "rules",
-)  # fmt: skip
-
-
-class FourView:
-    """What one seat knows: its hand and everything public. ``known[s]`` the
-    cards seat s surely holds (shown marriage partners, the dealer's trump
-    card), ``void[s]`` those it surely lacks; ``unseen`` the cards in other
-    hands this seat cannot place."""
-
-    __slots__ = _VIEW_FIELDS
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FourView):
-            return NotImplemented
-        return all(getattr(self, k) == getattr(other, k) for k in _VIEW_FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    @property
-    def team(self) -> int:
-        return self.player & 1
-
-    @property
-    def is_over(self) -> bool:
-        return self.window == OVER
-
-
-def view_four(state: FourState, seat: int) -> FourView:
-    seat = _check_seat(seat, "seat")
-    v = FourView.__new__(FourView)
-    hand = state.hands[seat]
-    v.player = seat
-    v.hand = hand
-    v.window = state.window
-    v.to_act = state.to_act
-    v.legal_mask = state.legal_mask() if state.to_act == seat else 0
-    v.trump = state.trump
-    v.trump_card = state.trump_card
-    v.leader = state.leader
-    v.trick = tuple(state.trick)
-    v.points = tuple(state.points)
-    v.tricks = tuple(state.tricks)
-    v.won = tuple(state.won)
-    v.played = tuple(state.played)
-    v.shown = tuple(state.shown)
-    v.known = tuple(k & h for k, h in zip(state.known, state.hands, strict=True))
-    v.void = tuple(state.void)
-    v.hand_sizes = tuple(h.bit_count() for h in state.hands)
-    v.marriage_suit = state.marriage_suit
-    v.partner_shown = state.partner_shown
-    v.can_declare = state.can_declare
-    v.dealer = state.dealer
-    v.match_scores = tuple(state.match_scores)
-    v.result = state.result
-    v.scores = (state.score(0), state.score(1))
-    seen = hand | sum(state.played) | sum(v.known)
-    v.unseen = ((1 << N_CARDS) - 1) & ~seen
-    v.rules = state.rules
-    return v
-
-
-def sample_four(v: FourView, rng: int | random.Random | Any | None = None, tries: int = 2000) -> FourState:
-    """A full deal consistent with ``v``: the unseen cards dealt to the other
-    seats respecting hand sizes, known cards and voids (random restarts; close
-    to uniform). ``ValueError`` if no deal is found."""
-    rng = make_rng(rng)
-    others = [s for s in range(N_SEATS) if s != v.player]
-    unseen = cards_of(v.unseen)
-    for _ in range(tries):
-        hands = [v.known[s] if s != v.player else v.hand for s in range(N_SEATS)]
-        room = {s: v.hand_sizes[s] - v.known[s].bit_count() for s in others}
-        rng.shuffle(unseen)
-        ok = True
-        # Most constrained cards first keeps restarts rare.
-        for c in sorted(unseen, key=lambda c: sum(1 for s in others if not v.void[s] >> c & 1)):
-            seats = [s for s in others if room[s] > 0 and not v.void[s] >> c & 1]
-            if not seats:
-                ok = False
-                break
-            s = _weighted(rng, seats, room)
-            hands[s] |= 1 << c
-            room[s] -= 1
-        if ok:
-            break
-    else:
-        raise ValueError(f"no deal is consistent with the view of seat {v.player}")
-    s = FourState.__new__(FourState)
-    s.hands = hands
-    s.trump, s.trump_card = v.trump, v.trump_card
-    s.points, s.tricks, s.won = list(v.points), list(v.tricks), list(v.won)
-    s.played, s.shown, s.void = list(v.played), list(v.shown), list(v.void)
-    s.known = list(v.known)
-    s.window, s.to_act, s.leader = v.window, v.to_act, v.leader
-    s.trick = list(v.trick)
-    s.marriage_suit, s.partner_shown, s.can_declare = v.marriage_suit, v.partner_shown, v.can_declare
-    s.dealer = v.dealer
-    s.match_scores = list(v.match_scores)
-    s.result = v.result
-    s.rules = v.rules
-    return s
-
-
-def _weighted(rng: Any, seats: list[int], room: dict[int, int]) -> int:
-    """A seat with probability proportional to its free room."""
-    r = rng.random() * sum(room[s] for s in seats)
-    for s in seats:
-        r -= room[s]
-        if r < 0:
-            return s
-    return seats[-1]
-
-
-def resample_four(state: FourState, seat: int, rng: int | random.Random | Any | None = None) -> FourState:
-    """A deal ``seat`` cannot tell apart from ``state``."""
-    return sample_four(view_four(state, seat), rng)
-
-
-def describe(v: FourView) -> str:
-    """A text table of one seat's view (the AEC env's renders)."""
-    rel = ["me", "left", "partner", "right"]
-    lines = [
-        f"four-player Sixty-Six, {FOUR_IDS[v.player]} (team {v.team}); trumps {CARD_NAMES[v.trump_card]} "
-        f"(dealer {FOUR_IDS[v.dealer]}); match {v.match_scores[0]}-{v.match_scores[1]}",
-        f"scores: team 0 {v.scores[0]} ({v.tricks[0]} tricks), team 1 {v.scores[1]} ({v.tricks[1]} tricks)",
-    ]
-    for k in range(N_SEATS):
-        s = (v.player + k) & 3
-        hand = " ".join(names_of(v.hand)) if s == v.player else f"{v.hand_sizes[s]} cards"
-        shown = "".join("CSHD"[i] for i in range(4) if v.shown[s] >> i & 1)
-        lines.append(f"  {rel[k]:>7} {FOUR_IDS[s]}: {hand}" + (f"  marriages {shown}" if shown else ""))
-    trick = " ".join(CARD_NAMES[c] for c in v.trick)
-    lines.append(f"trick (led by {FOUR_IDS[v.leader]}): {trick or '-'}")
-    if v.result is not None:
-        lines.append(f"deal over: {v.result}")
-    else:
-        lines.append(f"to act: {FOUR_IDS[v.to_act]} ({WINDOW_NAMES[v.window]})")
-    return "\n".join(lines)
-
-
 __all__ = [
-    "FOUR", "FOUR_IDS", "FourRules", "FourState", "FourView", "N_SEATS", "deal_four", "describe",
-    "fixed_four", "follow_cards", "new_four", "next_four", "partner_of", "resample_four", "sample_four",
-    "team_of", "view_four", "winning_card",
+    "FOUR", "FOUR_IDS", "FourRules", "FourState", "HAND", "N_SEATS", "check_seat", "follow_cards",
+    "partner_of", "team_of", "winning_card",
 ]  # fmt: skip

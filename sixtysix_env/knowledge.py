@@ -20,8 +20,9 @@ import random
 from typing import Any
 
 from .cards import cards_of
-from .engine import OVER, State, state_class
+from .engine import OVER, State
 from .seeding import make_rng
+from .variant_rules import state_class
 from .variants import Rules
 
 _FIELDS = (

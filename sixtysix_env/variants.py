@@ -39,7 +39,7 @@ DECLARE_AUTO = "auto"  # the engine checks the trick's winner after every trick;
 _NO_NINES = FULL_DECK & ~sum(1 << (6 * s + NINE) for s in range(N_SUITS))
 
 
-# The fields the engine's German code paths do not read (engine.VariantState applies them).
+# The fields the engine's German code paths do not read (variant_rules.VariantState applies them).
 _PLAY_FIELDS = (
     "exchange_rank", "exchange_needs_trick", "closing", "close_before_draw", "late_marriages",
     "marriage_king_only", "declaring",
@@ -89,7 +89,7 @@ class Rules:
         object.__setattr__(self, "cards", tuple(c for c in range(N_CARDS) if self.deck >> c & 1))
         held = None if self.marriage_credit == CREDIT_ANY_TRICK else ((0, 0), (0, 0))
         object.__setattr__(self, "held_start", held)
-        # Whether the legal moves or the trick differ from the German game's (engine.VariantState).
+        # Whether the legal moves or the trick differ from the German game's (variant_rules.VariantState).
         defaults = {f.name: f.default for f in fields(Rules)}
         object.__setattr__(self, "varies_play", any(getattr(self, k) != defaults[k] for k in _PLAY_FIELDS))
 

@@ -1,6 +1,6 @@
 """Random and heuristic bots for four-player partnership Sixty-Six.
 
-Bots act on a seat's :class:`~sixtysix_env.four.FourView` only, like the
+Bots act on a seat's :class:`~sixtysix_env.four_knowledge.FourView` only, like the
 two-player bots on a ``PlayerView`` (same ``reset``/``act`` interface).
 """
 
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from sixtysix_env.actions import DECLARE, MARRIAGE, actions_of
 from sixtysix_env.cards import POINTS
-from sixtysix_env.four import FourView, partner_of, winning_card
+from sixtysix_env.four import partner_of, winning_card
+from sixtysix_env.four_knowledge import FourView
 from sixtysix_env.scoring import WIN_SCORE
 
 from ..base import BaseAgent, require_turn

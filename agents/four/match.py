@@ -12,7 +12,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from sixtysix_env.four import deal_four, fixed_four, view_four
+from sixtysix_env.four_deals import deal_four, fixed_four
+from sixtysix_env.four_knowledge import view_four
 from sixtysix_env.seeding import derive_seed
 
 from . import make_four_agent

@@ -1,7 +1,7 @@
 """A determinized search bot for four-player partnership Sixty-Six (PIMC).
 
 For every legal action it samples ``worlds`` deals consistent with its seat's
-view (:func:`~sixtysix_env.four.sample_four`), plays the action and then the
+view (:func:`~sixtysix_env.four_knowledge.sample_four`), plays the action and then the
 rest of the deal with :func:`~agents.four.bots.heuristic_action` for all four
 seats, and keeps the action with the best mean team result (the deal's game
 points, signed for its team). Declaring with 66 is always taken.
@@ -10,7 +10,8 @@ points, signed for its team). Declaring with 66 is always taken.
 from __future__ import annotations
 
 from sixtysix_env.actions import DECLARE, actions_of
-from sixtysix_env.four import FourState, FourView, sample_four, view_four
+from sixtysix_env.four import FourState
+from sixtysix_env.four_knowledge import FourView, sample_four, view_four
 from sixtysix_env.scoring import WIN_SCORE
 
 from ..base import BaseAgent, require_turn

@@ -8,7 +8,8 @@ import pytest
 
 from agents.four import FOUR_AGENTS, make_four_agent
 from agents.four.match import duplicate
-from sixtysix_env.four import deal_four, resample_four, view_four
+from sixtysix_env.four_deals import deal_four
+from sixtysix_env.four_knowledge import resample_four, view_four
 
 
 @pytest.mark.parametrize("spec", ["random", "heuristic", "search:2"])

@@ -16,16 +16,9 @@ from sixtysix_env.actions import ACTION_NAMES, IllegalActionError
 from sixtysix_env.aec_four import OBS4_SIZE, env
 from sixtysix_env.cards import card_id, mask_of, points_of
 from sixtysix_env.engine import FOLLOW, LEAD
-from sixtysix_env.four import (
-    FOUR_IDS,
-    FourRules,
-    deal_four,
-    fixed_four,
-    follow_cards,
-    next_four,
-    resample_four,
-    view_four,
-)
+from sixtysix_env.four import FOUR_IDS, FourRules, follow_cards
+from sixtysix_env.four_deals import deal_four, fixed_four, next_four
+from sixtysix_env.four_knowledge import resample_four, view_four
 from sixtysix_env.scoring import DECLARED, DRAWN, FALSE_DECLARATION, LAST_TRICK
 
 

@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-RULES = ("cards", "actions", "engine", "deals", "scoring", "seeding", "knowledge", "variants", "four")
+RULES = (
+    "cards", "actions", "engine", "deals", "scoring", "seeding", "knowledge", "variants", "variant_rules",
+    "four", "four_deals", "four_knowledge",
+)  # fmt: skip
 
 
 def run_python(code: str, *flags: str) -> str:

@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 from sixtysix_env.actions import ACTION_NAMES, CLOSE, DECLARE
 from sixtysix_env.cards import CARD_NAMES, FULL_DECK, card_id, points_of
 from sixtysix_env.deals import deal, fixed_deal, next_bonus, next_deal
-from sixtysix_env.engine import CLOSE_RESPONSE, LEAD, OVER, RulesState, State, VariantState
+from sixtysix_env.engine import CLOSE_RESPONSE, LEAD, OVER, State
 from sixtysix_env.knowledge import resample, view
 from sixtysix_env.scoring import CLOSER_BEATEN, DRAWN, FALSE_DECLARATION, LAST_TRICK, WIN_SCORE, declaration
+from sixtysix_env.variant_rules import RulesState, VariantState
 from sixtysix_env.variants import (
     GERMAN,
     PRESETS,

@@ -1,0 +1,104 @@
+"""Dealing four-player deals (docs/rules-four.md F2, F7): fresh, fixed card by card, the next of a match.
+
+Deals are shuffled by any RNG :func:`~sixtysix_env.seeding.make_rng` accepts,
+like the two-player :mod:`~sixtysix_env.deals`. Standard library only.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from .cards import CARD_NAMES, N_CARDS, parse_cards
+from .engine import LEAD
+from .four import FOUR, HAND, N_SEATS, FourRules, FourState, check_seat
+from .seeding import make_rng
+
+
+def new_four(
+    hands: Sequence[Sequence[int]],
+    dealer: int,
+    match_scores: Sequence[int] = (0, 0),
+    rules: FourRules = FOUR,
+) -> FourState:
+    """A deal from card ids without validation; trumps are the suit of the
+    dealer's last card, shown to all (F2.2)."""
+    s = FourState.__new__(FourState)
+    s.hands = [sum(1 << c for c in h) for h in hands]
+    s.trump_card = hands[dealer][-1]
+    s.trump = s.trump_card // 6
+    s.points, s.tricks, s.won = [0, 0], [0, 0], [0, 0]
+    s.played, s.shown, s.void = [0] * 4, [0] * 4, [0] * 4
+    s.known = [0] * 4
+    s.known[dealer] = 1 << s.trump_card
+    s.window = LEAD
+    s.leader = s.to_act = (dealer + 1) & 3
+    s.trick = []
+    s.marriage_suit = -1
+    s.partner_shown = False
+    s.can_declare = False
+    s.dealer = dealer
+    s.match_scores = [int(match_scores[0]), int(match_scores[1])]
+    s.result = None
+    s.rules = rules
+    return s
+
+
+def deal_four(
+    rng: int | random.Random | Any | None = None,
+    dealer: int | None = None,
+    match_scores: Sequence[int] = (0, 0),
+    rules: FourRules = FOUR,
+) -> FourState:
+    """Shuffle and deal; ``dealer`` None: chosen from the RNG."""
+    rng = make_rng(rng)
+    dealer = rng.randrange(4) if dealer is None else check_seat(dealer, "dealer")
+    cards = list(range(N_CARDS))
+    rng.shuffle(cards)
+    cards = [int(c) for c in cards]
+    hands = [cards[HAND * i : HAND * (i + 1)] for i in range(N_SEATS)]
+    return new_four(hands, dealer, _scores(match_scores, rules), rules)
+
+
+def fixed_four(
+    hands: Sequence[Sequence[int | str]],
+    dealer: int = 3,
+    match_scores: Sequence[int] = (0, 0),
+    rules: FourRules = FOUR,
+) -> FourState:
+    """A deal fixed card by card: four hands of 6 (ids or names), all 24 cards
+    once; the dealer's last listed card is the trump card. ``ValueError``
+    names what is wrong."""
+    dealer = check_seat(dealer, "dealer")
+    if isinstance(hands, (str, bytes)) or len(hands) != N_SEATS:
+        raise ValueError(f"hands must be four lists of {HAND} cards, got {hands!r}")
+    parsed = [parse_cards(h) for h in hands]
+    for i, h in enumerate(parsed):
+        if len(h) != HAND:
+            raise ValueError(f"hands[{i}] has {len(h)} cards, expected {HAND}")
+    flat = [c for h in parsed for c in h]
+    if len(set(flat)) != N_CARDS:
+        dupes = sorted({c for c in flat if flat.count(c) > 1})
+        raise ValueError(f"duplicate cards in the deal: {', '.join(CARD_NAMES[c] for c in dupes)}")
+    return new_four(parsed, dealer, _scores(match_scores, rules), rules)
+
+
+def next_four(state: FourState, rng: int | random.Random | Any | None = None) -> FourState:
+    """The match's next deal: the deal passes to the left after every deal (F7)."""
+    if state.result is None:
+        raise ValueError("the deal is not over yet")
+    if state.match_over:
+        raise ValueError(f"the match is over: {state.match_scores}")
+    return deal_four(rng, (state.dealer + 1) & 3, state.match_scores, state.rules)
+
+
+def _scores(match_scores: Any, rules: FourRules) -> list[int]:
+    ok = not isinstance(match_scores, (str, bytes)) and len(match_scores) == 2
+    if not ok or any(type(g) is not int or not 0 <= g < rules.match_target for g in match_scores):
+        top = rules.match_target - 1
+        raise ValueError(f"match scores must be two ints in 0..{top}, got {match_scores!r}")
+    return list(match_scores)
+
+
+__all__ = ["deal_four", "fixed_four", "new_four", "next_four"]
