@@ -33,11 +33,12 @@ compared with the scalar engine); each takes ``--device cuda``.
 
 from .engine import BatchedEngine
 from .observe import action_masks, observe
-from .sampling import random_actions
-from .vector import SelfPlayEnv, SixtySixVectorEnv, record_rewards, sample_masked
+from .sampling import NonFiniteLogitsError, random_actions, sample_masked
+from .vector import SelfPlayEnv, SixtySixVectorEnv, record_rewards
 
 __all__ = [
     "BatchedEngine",
+    "NonFiniteLogitsError",
     "SelfPlayEnv",
     "SixtySixVectorEnv",
     "action_masks",

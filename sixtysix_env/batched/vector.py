@@ -66,7 +66,7 @@ from ..observation import FULL_OBS_SIZE, OBS_HIGH, OBS_LOW, OBS_SIZE
 from .engine import EPISODES, BatchedEngine
 from .lookup import normal_tensors
 from .observe import masks_of, observe
-from .sampling import random_actions
+from .sampling import random_actions, sample_masked
 
 Opponent = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 REWARDS = ("game_points", "match")
@@ -156,31 +156,6 @@ def record_rewards(
         rewards.view(-1).index_add_(0, at, step_rewards[:, p] * ok)
         dones.view(-1).index_copy_(0, at, dones.view(-1).index_select(0, at) | ok)
     last_t.masked_fill_(deal_done.unsqueeze(1), -1)
-
-
-def sample_masked(
-    logits: torch.Tensor,
-    masks: torch.Tensor,
-    generator: torch.Generator | None = None,
-    greedy: bool = False,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Actions drawn from softmax(logits) over the legal actions (the most
-    likely one with ``greedy``) and their log-probabilities.
-
-    Illegal logits go to the dtype's minimum, as in ``agents.nets.masked_logits``.
-    Sampling inverts the cumulative distribution with one uniform number per
-    row: several times faster on CPU than ``torch.multinomial``, and never an
-    illegal action (an action of probability 0 adds nothing to the cumulative sum).
-    """
-    logits = torch.where(masks, logits, torch.finfo(logits.dtype).min)
-    logp = torch.log_softmax(logits, 1)
-    if greedy:
-        actions = logits.argmax(1)
-    else:
-        cdf = torch.softmax(logits, 1).cumsum(1)
-        u = 1.0 - torch.rand((logits.shape[0], 1), device=logits.device, dtype=cdf.dtype, generator=generator)
-        actions = (cdf < u * cdf[:, -1:]).sum(1).clamp(max=logits.shape[1] - 1)
-    return actions, logp.gather(1, actions.unsqueeze(1)).squeeze(1)
 
 
 def policy_opponent(net: torch.nn.Module, *, greedy: bool = False,
@@ -375,5 +350,4 @@ __all__ = [
     "SixtySixVectorEnv",
     "policy_opponent",
     "record_rewards",
-    "sample_masked",
 ]
