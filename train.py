@@ -48,6 +48,9 @@ code 2; an interrupt exits with 128 + the signal number.
 
 from __future__ import annotations
 
+# isort: off
+import training.threads  # noqa: F401 - first: torch's threads must not spin (training/threads.py)
+# isort: on
 import dataclasses
 import os
 import signal

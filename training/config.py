@@ -30,7 +30,7 @@ from agents.rules import ASSIST_MODES, assist_mode
 from sixtysix_env.vector import EPISODES
 
 VALUE_TEACHER = "pimc-values"  # the teacher that distils PIMC's action values (not a bot spec)
-ENGINES = ("scalar", "batched")  # what steps the training tables (training.batched_rollout)
+ENGINES = ("scalar", "batched")  # what steps the training tables (training.tables)
 MIN_MINIBATCH = 16  # decisions per minibatch below which advantages cannot be normalised
 OPPONENT_PREFIX = "opp_"  # opp_<kind>: the weight of the tables against that opponent kind
 
@@ -287,8 +287,8 @@ def _validate(cfg: Config) -> Config:
     per_minibatch = cfg.num_envs * cfg.rollout_steps // cfg.num_minibatches
     if per_minibatch < MIN_MINIBATCH:
         raise ConfigError(f"num_envs * rollout_steps / num_minibatches = {cfg.num_envs} * "
-                          f"{cfg.rollout_steps} / {cfg.num_minibatches} decisions per minibatch; it needs at least "
-                          f"{MIN_MINIBATCH} (the learner makes about half of them): raise num_envs or "
+                          f"{cfg.rollout_steps} / {cfg.num_minibatches} decisions per minibatch; it needs at "
+                          f"least {MIN_MINIBATCH} (the learner makes about half of them): raise num_envs or "
                           "rollout_steps, or lower num_minibatches")
     return cfg
 

@@ -115,7 +115,8 @@ def load_error(path: Path) -> str:
 
 
 @pytest.mark.parametrize("hidden", [[2**31], [MAX_WIDTH + 1], [8] * 9, [], [0], [True], ["64"], "64"])
-def test_declared_sizes_beyond_the_bound_are_refused_before_allocating(tmp_path: Path, hidden: object) -> None:
+def test_declared_sizes_beyond_the_bound_are_refused_before_allocating(tmp_path: Path,
+                                                                       hidden: object) -> None:
     ckpt = policy_checkpoint([8])
     ckpt["config"]["hidden"] = hidden
     path = hand_written(tmp_path / "big.pt", ckpt)
@@ -187,8 +188,11 @@ def damaged(ckpt: dict, damage: str) -> None:
         ckpt["config"]["hidden"] = [2**31]
 
 
-@pytest.mark.parametrize("damage", ["no global_step", "no rng", "str update", "bad torch rng", "bad numpy rng",
-                                    "bad snapshot", "nan snapshot", "optimizer shapes", "huge hidden"])
+DAMAGES = ["no global_step", "no rng", "str update", "bad torch rng", "bad numpy rng", "bad snapshot",
+           "nan snapshot", "optimizer shapes", "huge hidden"]
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
 def test_a_hand_damaged_last_pt_is_a_named_error_on_resume(train: ModuleType, tmp_path: Path, damage: str,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     assert train.main([*TINY, f"run_dir={tmp_path}", "snapshot_every=1"]) == 0
