@@ -53,6 +53,7 @@ import training.threads  # noqa: F401 - first: torch's threads must not spin (tr
 # isort: on
 import dataclasses
 import os
+import shlex
 import signal
 import sys
 import time
@@ -369,21 +370,21 @@ def report(run: Run) -> str:
         lines.append(f"nothing trained: the run was already at step {run.global_step:,} "
                      f"(total_steps {cfg.total_steps:,}, stop_steps {cfg.stop_steps:,})")
     best = f" (the best evaluated so far: {d / 'best.pt'})" if (d / "best.pt").exists() else ""
-    bot = f"ppo:{d / 'last.pt'}" + (f",assist={cfg.assist}" if cfg.assist != "full" else "")  # as trained
+    bot = shlex.quote(f"ppo:{d / 'last.pt'}" + (f",assist={cfg.assist}" if cfg.assist != "full" else ""))
     lines += [
         f"checkpoint: {d / 'last.pt'}{best}",
         f"metrics:    {d / 'metrics.csv'}" + (f" (tensorboard --logdir {d})" if cfg.tensorboard else ""),
-        f"play it:    sixtysix arena {bot} heuristic --games 200",
-        f"measure it: sixtysix arena {bot} pimc --games 400 --workers 2",
+        f"curve:      python -m training.curve {shlex.quote(str(d))}   # evaluations, training tables",
+        f"play it:    sixtysix play --vs {bot}",
+        f"measure it: sixtysix arena {bot} heuristic --games 200",
+        f"vs pimc:    sixtysix arena {bot} pimc --games 400 --workers 2",
         f"go on:      {resume_command(run)} total_steps={2 * cfg.total_steps}",
     ]
-    if cfg.eval_every > 0:
-        lines.append(f"curve:      python -m training.curve {d}   # the evaluations as a picture")
     return "\n".join(lines)
 
 
 def resume_command(run: Run) -> str:
-    return f"python train.py --resume name={run.dir.name} run_dir={run.dir.parent}"
+    return shlex.join(["python", "train.py", "--resume", f"name={run.dir.name}", f"run_dir={run.dir.parent}"])
 
 
 def stopped(e: KeyboardInterrupt) -> str:
