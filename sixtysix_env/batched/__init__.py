@@ -5,13 +5,16 @@
 - :mod:`.engine`: :class:`BatchedEngine`, the rules for N tables as a
   structure of tensors on one device (reset, step, legal masks, deal
   results, automatic reset): the public class over
-  - :mod:`.state`: :class:`~.state.BatchedState`, the fields and their
-    scalar views (``state(i)``, ``result(i)``, ``scores()``);
+  - :mod:`.state`: :class:`~.state.BatchedState`, the one typed container
+    of every tensor (the fields, what the last step ended) and its scalar
+    views (``state(i)``, ``result(i)``, ``scores()``); the engine holds one
+    (``eng.now``) and reads its tensors out as attributes;
   - :mod:`.deal`: random decks in batches and the next deal;
   - :mod:`.legal`: legal masks and the check of a step's actions;
   - :mod:`.step`: one action per table (trick, draw, marriage, exchange,
-    close, declare, next window);
-  - :mod:`.score`: the end of a deal (results, rewards, match scores);
+    close, declare, next window), returning the state it makes;
+  - :mod:`.score`: the end of a deal (results, rewards, match scores),
+    returning the state it makes;
   - :mod:`.lookup`: constants and per-device lookup tables.
 - :mod:`.sampling`: :func:`sample_masked`, the project's one masked sampler
   (a policy's logits over the legal actions, every table at once), and
