@@ -81,12 +81,13 @@ def validate(ckpt: Any, path: str | os.PathLike = "<memory>", *, resumable: bool
         return CheckpointError(f"checkpoint {path}: {what}")
 
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
-        raise bad("not a sixtysix PPO checkpoint (bad format)")
+        raise CheckpointError(f"checkpoint {path} is not a sixtysix PPO checkpoint (bad format)")
     if ckpt.get("version") != VERSION:
-        raise bad(f"version {str(ckpt.get('version'))[:40]}, not {VERSION}")
+        raise CheckpointError(f"checkpoint {path} has version {str(ckpt.get('version'))[:40]}, not {VERSION}")
     if ckpt.get("obs_size") != OBS_SIZE:
-        raise bad(f"trained on observations of size {str(ckpt.get('obs_size'))[:40]}, this version "
-                  f"encodes {OBS_SIZE}: retrain it")
+        raise CheckpointError(f"checkpoint {path} was trained on observations of size "
+                              f"{str(ckpt.get('obs_size'))[:40]}, this version encodes {OBS_SIZE}: "
+                              "retrain it")
     for key in ("policy", "config"):
         if not isinstance(ckpt.get(key), dict):
             raise bad(f"lacks its {key!r} entry")
