@@ -9,7 +9,8 @@ Usage::
 
 One iteration:
 
-1. **Collect** (:func:`training.rollout.collect`). ``num_envs`` tables play
+1. **Collect** (:func:`training.rollout.collect`, one collector for both
+   engines of :mod:`training.tables`). ``num_envs`` tables play
    matches; the learner's policy plays both seats of self-play tables and one
    seat against an opponent from the pool (:mod:`training.opponents`). With
    ``assist`` the policy's seats play obvious moves by rule (and, ``full``,
@@ -35,8 +36,10 @@ One iteration:
 At the end it prints what the run achieved, where the checkpoint is and how
 to play it.
 
-Nothing lost, nothing leaked: the config (every value, bot spec and folder
-name) is checked before any work; a new run never writes over another run's
+Nothing lost, nothing leaked: the config (every value and folder name) is
+checked before any work, and every bot it names built and asked one move
+(:mod:`training.preflight`) before the run folder is claimed; a checkpoint
+to resume is validated whole (:mod:`agents.checkpoint`); a new run never writes over another run's
 folder (:mod:`training.run_folder`); checkpoints are written whole or not at
 all, never with non-finite weights, and the final ``last.pt`` before the
 final evaluation. Ctrl-C or SIGTERM stops a run at once (the teacher's
@@ -319,7 +322,7 @@ def ppo_update(run: Run, b: Batch, teacher_w: float) -> dict[str, float]:
     the labelled rows); returns the last minibatch's ``losses/`` entries."""
     cfg, policy = run.cfg, run.policy
     size = len(b.actions)
-    mb_size = max(1, size // cfg.num_minibatches)
+    mb_size = max(2, size // cfg.num_minibatches)  # advantages are normalised over >= 2 rows
     clipfracs: list[float] = []
     pg_loss = v_loss = entropy = approx_kl = t_loss = torch.zeros(())
     for _epoch in range(cfg.update_epochs):
