@@ -111,7 +111,10 @@ def validate(ckpt: Any, path: str | os.PathLike = "<memory>", *, resumable: bool
             check_resumable(ckpt, mlp_shapes(OBS_SIZE, hidden, N_ACTIONS))
     except ValueError as e:
         raise bad(str(e)) from None
-    found = nonfinite(ckpt)
+    try:
+        found = nonfinite(ckpt)
+    except RecursionError:
+        raise bad("entries nested too deeply") from None
     if found is not None:
         raise bad(f"{found} holds NaN or infinite values")
 

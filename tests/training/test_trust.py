@@ -158,6 +158,15 @@ def test_a_checkpoint_with_nan_weights_never_loads(tmp_path: Path, entry: str) -
     assert "NaN or infinite" in load_error(hand_written(tmp_path / "nan.pt", ckpt))
 
 
+def test_deeply_nested_entries_are_a_named_error(tmp_path: Path) -> None:
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    ckpt = policy_checkpoint([8], extra=deep)  # as torch.load would return it (no file: too deep to save)
+    with pytest.raises(CheckpointError, match="deep.pt: entries nested too deeply"):
+        checkpoint.validate(ckpt, tmp_path / "deep.pt")
+
+
 def test_a_valid_checkpoint_still_loads_and_the_shipped_one_too(tmp_path: Path) -> None:
     path = tmp_path / "ok.pt"
     save_atomic(policy_checkpoint([8, 4]), path)
