@@ -85,15 +85,18 @@ def draw(evals: dict[str, list[dict[str, float]]], training: dict[str, list[dict
     import matplotlib.pyplot as plt
 
     fig, (win, pts) = plt.subplots(1, 2, figsize=(11, 4))
+    colors: dict[str, str] = {}
     for opponent, rows in sorted(evals.items()):
         t = [r["minutes"] for r in rows]
         line, = win.plot(t, [100 * r["win"] for r in rows], marker="o", label=f"vs {opponent}")
         win.fill_between(t, [100 * r["lo"] for r in rows], [100 * r["hi"] for r in rows],
                          color=line.get_color(), alpha=0.15)
         pts.plot(t, [r["points"] for r in rows], marker="o", color=line.get_color(), label=f"vs {opponent}")
+        colors[opponent] = line.get_color()
     for opponent, rows in sorted(training.items()):
         smooth = moving_average([r["points"] for r in rows], max(1, len(rows) // 20))
-        pts.plot([r["minutes"] for r in rows], smooth, lw=1, ls="--", label=f"training tables vs {opponent}")
+        pts.plot([r["minutes"] for r in rows], smooth, lw=1, ls="--", color=colors.get(opponent),
+                 label=f"training tables vs {opponent}")
     win.set(xlabel="training minutes", ylabel="matches won (%, 95% interval)", ylim=(0, 100))
     pts.set(xlabel="training minutes", ylabel="game points per deal")
     pts.axhline(0, color="grey", lw=0.8)
