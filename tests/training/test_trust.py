@@ -19,6 +19,7 @@ import torch
 
 from agents import checkpoint
 from agents.checkpoint import CheckpointError, load, save_atomic
+from agents.external import LOG_DIR_ENV
 from agents.nets import MAX_WIDTH, PolicyNet
 from agents.neural import load_ppo_agent
 from sixtysix_env.batched.sampling import NonFiniteLogitsError, sample_masked
@@ -46,7 +47,9 @@ class Bot:
 # ------------------------------------------------------------------ bot specs
 @pytest.mark.parametrize("key", ["eval_pimc_spec", "pimc_spec", "teacher"])
 def test_a_failing_exec_bot_stops_the_run_before_its_folder(train: ModuleType, tmp_path: Path, key: str,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+                                                             capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(LOG_DIR_ENV, str(tmp_path / "bot_logs"))
     marker = tmp_path / "ran"
     script = tmp_path / "bot.py"
     script.write_text(f"open({str(marker)!r}, 'a').write('x')\nraise SystemExit(3)\n")
