@@ -9,7 +9,8 @@ Usage::
 
 One iteration:
 
-1. **Collect** (:func:`training.rollout.collect`). ``num_envs`` tables play
+1. **Collect** (:func:`training.rollout.collect`, one collector for both
+   engines of :mod:`training.tables`). ``num_envs`` tables play
    matches; the learner's policy plays both seats of self-play tables and one
    seat against an opponent from the pool (:mod:`training.opponents`). With
    ``assist`` the policy's seats play obvious moves by rule (and, ``full``,
@@ -35,8 +36,10 @@ One iteration:
 At the end it prints what the run achieved, where the checkpoint is and how
 to play it.
 
-Nothing lost, nothing leaked: the config (every value, bot spec and folder
-name) is checked before any work; a new run never writes over another run's
+Nothing lost, nothing leaked: the config (every value and folder name) is
+checked before any work, and every bot it names built and asked one move
+(:mod:`training.preflight`) before the run folder is claimed; a checkpoint
+to resume is validated whole (:mod:`agents.checkpoint`); a new run never writes over another run's
 folder (:mod:`training.run_folder`); checkpoints are written whole or not at
 all, never with non-finite weights, and the final ``last.pt`` before the
 final evaluation. Ctrl-C or SIGTERM stops a run at once (the teacher's
@@ -48,12 +51,16 @@ code 2; an interrupt exits with 128 + the signal number.
 
 from __future__ import annotations
 
+# isort: off
+import training.threads  # noqa: F401 - first: torch's threads must not spin (training/threads.py)
+# isort: on
 import dataclasses
 import os
+import shlex
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,12 +72,10 @@ import torch
 from agents import checkpoint
 from agents.arena import PairingStats
 from agents.nets import PolicyNet, ValueNet, masked_distribution
-from sixtysix_env.batched.vector import SelfPlayEnv
+from sixtysix_env.batched.sampling import NonFiniteLogitsError
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.seeding import derive_seed
-from sixtysix_env.vector import VectorEnv
-from training import evaluation, run_folder
-from training.batched_rollout import check_config, collect_batched
+from training import evaluation, preflight, run_folder, schedules
 from training.config import (
     VALUE_TEACHER,
     Config,
@@ -83,7 +88,8 @@ from training.gae import compute_gae
 from training.logger import Logger
 from training.opponents import Opponents
 from training.ppo import action_teacher_loss, clipped_surrogate, explained_variance, value_distill_loss
-from training.rollout import Batch, Rollout, collect, reward_metrics
+from training.rollout import Batch, Players, Rollout, collect, reward_metrics
+from training.tables import check_config, make_tables
 from training.teacher import Teacher
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.yaml"
@@ -121,14 +127,9 @@ ARCHITECTURE = ("hidden", "critic_hidden", "full_critic")  # config keys a resum
 
 
 # ============================================================ config -> networks
-def start(cfg: Config, folder: Path, resume: bool, overrides: dict[str, Any]) -> Run:
-    """The networks and optimizer of a new run, or of ``folder/last.pt`` with ``resume``
-    (its config, with this command line's ``overrides`` on top). Writes nothing."""
-    ckpt = None
-    if resume:
-        ckpt, cfg = resume_from(folder / "last.pt", overrides)
-    if cfg.engine == "batched":
-        check_config(cfg)
+def start(cfg: Config, folder: Path, ckpt: dict[str, Any] | None) -> Run:
+    """The networks and optimizer of a new run, or of the checkpoint ``ckpt`` of a run to
+    resume (:func:`resume_from`). Writes nothing."""
     torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)
     policy = PolicyNet(OBS_SIZE, cfg.hidden)
@@ -138,18 +139,20 @@ def start(cfg: Config, folder: Path, resume: bool, overrides: dict[str, Any]) ->
     snapshot_net = PolicyNet(OBS_SIZE, cfg.hidden)
     run = Run(cfg, policy, critic, optimizer, snapshot_net, np.random.default_rng(cfg.seed), dir=folder)
     if ckpt is not None:
-        try:
+        try:  # the checkpoint's shapes and types are checked (checkpoint.load); these may still refuse
             policy.load_state_dict(ckpt["policy"])
             critic.load_state_dict(ckpt["critic"])
             optimizer.load_state_dict(ckpt["optimizer"])
-        except (RuntimeError, KeyError, ValueError) as e:
-            raise ConfigError(f"--resume: the weights in {folder / 'last.pt'} do not fit its config: "
-                              f"{e}") from None
-        run.snapshots = list(ckpt.get("snapshots", []))
+            checkpoint.check_optimizer(optimizer)
+            torch.set_rng_state(ckpt["rng"]["torch"])
+            run.rng.bit_generator.state = ckpt["rng"]["numpy"]
+        except (RuntimeError, KeyError, ValueError, TypeError, IndexError) as e:
+            reason = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            raise ConfigError(f"--resume: checkpoint {folder / 'last.pt'} cannot be resumed: "
+                              f"{reason}") from None
+        run.snapshots = list(ckpt["snapshots"])
         run.global_step, run.update = ckpt["global_step"], ckpt["update"]
         run.saved_step, run.best = run.global_step, max(ckpt["best"], best_score(folder))
-        torch.set_rng_state(ckpt["rng"]["torch"])
-        run.rng.bit_generator.state = ckpt["rng"]["numpy"]
         run.resumed = True
     return run
 
@@ -157,12 +160,12 @@ def start(cfg: Config, folder: Path, resume: bool, overrides: dict[str, Any]) ->
 def resume_from(path: Path, overrides: dict[str, Any]) -> tuple[dict[str, Any], Config]:
     """The checkpoint ``path`` of a run to resume and its config with ``overrides``; a
     ConfigError if it cannot be resumed, or if the overrides change its networks."""
+    if not path.is_file():
+        raise ConfigError(f"--resume: no checkpoint {path} to resume from")
     try:
-        ckpt = checkpoint.load(path)
+        ckpt = checkpoint.load(path, resumable=True)
     except ValueError as e:
         raise ConfigError(f"--resume: {e}") from None
-    if "optimizer" not in ckpt:
-        raise ConfigError(f"--resume: checkpoint {path} holds only a policy, not a resumable run")
     saved = config_from_dict(ckpt["config"], where=str(path))
     cfg = config_from_dict({**ckpt["config"], **overrides}, where=str(path))
     for key in ARCHITECTURE:
@@ -205,9 +208,11 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
     run. Ctrl-C (and SIGTERM, see :func:`main`) raises :class:`Interrupted` at once: the teacher's
     workers are killed and ``last.pt`` keeps the last checkpoint."""
     folder = Path(cfg.run_dir) / cfg.name
+    ckpt, cfg = resume_from(folder / "last.pt", overrides or {}) if resume else (None, cfg)
+    check_config(cfg)
+    preflight.check_bots(cfg)  # before the folder is claimed: a failing bot spec writes nothing
     with run_folder.claim(folder, resume):
-        run = start(cfg, folder, resume, overrides or {})
-        cfg = run.cfg
+        run = start(cfg, folder, ckpt)
         if not run.resumed:
             save(run, folder / "last.pt", full=True)  # a run can be resumed from its first moment
         run_folder.write_config(folder, dataclasses.asdict(cfg))
@@ -234,20 +239,20 @@ def loop(run: Run, seed: int, teacher: Teacher | None, logger: Logger) -> None:
     N, T = cfg.num_envs, cfg.rollout_steps
     opponents = Opponents(cfg, N, run.rng)
     buf = Rollout(T, N, critic_size(cfg))
-    collect = tables(cfg, seed, opponents, buf, teacher)
+    tables = make_tables(cfg, seed)
+    players = Players(run.policy, run.critic, run.snapshot_net)
     last_eval, began = run.global_step, time.monotonic()
     while run.global_step < cfg.end_steps():
         if cfg.anneal_lr:
-            frac = cfg.lr_floor + (1 - cfg.lr_floor) * max(0.0, 1.0 - run.global_step / cfg.total_steps)
-            run.optimizer.param_groups[0]["lr"] = cfg.learning_rate * frac
-        run.snapshot_net.load_state_dict(run.snapshots[int(run.rng.integers(len(run.snapshots)))]
-                                     if run.snapshots else run.policy.state_dict())
-        fade = max(0.0, 1.0 - run.global_step / cfg.teacher_steps)
-        teacher_w = cfg.teacher_min + (cfg.teacher_coef - cfg.teacher_min) * fade if teacher else 0.0
+            run.optimizer.param_groups[0]["lr"] = schedules.learning_rate(cfg, run.global_step)
+        pick = schedules.snapshot_pick(run.rng, len(run.snapshots))
+        run.snapshot_net.load_state_dict(run.policy.state_dict() if pick is None else run.snapshots[pick])
+        teacher_w = schedules.teacher_weight(cfg, run.global_step, teacher is not None)
 
         # 1-2. collect T steps at N tables, per-seat GAE
         t0 = time.perf_counter()
-        deal_rewards = collect(run, teacher_w > 0)
+        deal_rewards = collect(tables, opponents, players, buf, run.rng, teacher if teacher_w > 0 else None,
+                               cfg.assist, cfg.drop_forced)
         collect_s = time.perf_counter() - t0
         closed, next_values = buf.open_ends()  # each seat's open transition waits for the next rollout
         adv, ret = compute_gae(buf.rewards, buf.values, buf.dones, buf.seats, closed, next_values,
@@ -287,21 +292,6 @@ def loop(run: Run, seed: int, teacher: Teacher | None, logger: Logger) -> None:
             break
 
 
-Collect = Callable[[Run, bool], dict[str, list[float]]]
-
-
-def tables(cfg: Config, seed: int, opponents: Opponents, buf: Rollout, teacher: Teacher | None) -> Collect:
-    """The training tables on the config's engine, as ``collect(run, teach)``: one rollout into
-    ``buf`` (``teach``: the teacher labels it), returning the deal rewards per opponent kind."""
-    if cfg.engine == "batched":
-        env = SelfPlayEnv(cfg.num_envs, seed, episode=cfg.episode, full_obs=True)
-        return lambda run, teach: collect_batched(env, opponents, run.policy, run.critic, run.snapshot_net,
-                                                  buf, run.rng, cfg.drop_forced)
-    venv = VectorEnv(cfg.num_envs, seed=seed, episode=cfg.episode, full_obs=True)
-    return lambda run, teach: collect(venv, opponents, run.policy, run.critic, run.snapshot_net, buf, run.rng,
-                                      teacher if teach else None, cfg.assist, cfg.drop_forced)
-
-
 def out_of_time(cfg: Config, began: float) -> bool:
     """The run's ``time_limit`` (minutes of this invocation) is spent."""
     return cfg.time_limit > 0 and time.monotonic() - began >= 60 * cfg.time_limit
@@ -332,7 +322,7 @@ def ppo_update(run: Run, b: Batch, teacher_w: float) -> dict[str, float]:
     the labelled rows); returns the last minibatch's ``losses/`` entries."""
     cfg, policy = run.cfg, run.policy
     size = len(b.actions)
-    mb_size = max(1, size // cfg.num_minibatches)
+    mb_size = max(2, size // cfg.num_minibatches)  # advantages are normalised over >= 2 rows
     clipfracs: list[float] = []
     pg_loss = v_loss = entropy = approx_kl = t_loss = torch.zeros(())
     for _epoch in range(cfg.update_epochs):
@@ -383,21 +373,21 @@ def report(run: Run) -> str:
         lines.append(f"nothing trained: the run was already at step {run.global_step:,} "
                      f"(total_steps {cfg.total_steps:,}, stop_steps {cfg.stop_steps:,})")
     best = f" (the best evaluated so far: {d / 'best.pt'})" if (d / "best.pt").exists() else ""
-    bot = f"ppo:{d / 'last.pt'}" + (f",assist={cfg.assist}" if cfg.assist != "full" else "")  # as trained
+    bot = shlex.quote(f"ppo:{d / 'last.pt'}" + (f",assist={cfg.assist}" if cfg.assist != "full" else ""))
     lines += [
         f"checkpoint: {d / 'last.pt'}{best}",
         f"metrics:    {d / 'metrics.csv'}" + (f" (tensorboard --logdir {d})" if cfg.tensorboard else ""),
-        f"play it:    sixtysix arena {bot} heuristic --games 200",
-        f"measure it: sixtysix arena {bot} pimc --games 400 --workers 2",
+        f"curve:      python -m training.curve {shlex.quote(str(d))}   # evaluations, training tables",
+        f"play it:    sixtysix play --vs {bot}",
+        f"measure it: sixtysix arena {bot} heuristic --games 200",
+        f"vs pimc:    sixtysix arena {bot} pimc --games 400 --workers 2",
         f"go on:      {resume_command(run)} total_steps={2 * cfg.total_steps}",
     ]
-    if cfg.eval_every > 0:
-        lines.append(f"curve:      python -m training.curve {d}   # the evaluations as a picture")
     return "\n".join(lines)
 
 
 def resume_command(run: Run) -> str:
-    return f"python train.py --resume name={run.dir.name} run_dir={run.dir.parent}"
+    return shlex.join(["python", "train.py", "--resume", f"name={run.dir.name}", f"run_dir={run.dir.parent}"])
 
 
 def stopped(e: KeyboardInterrupt) -> str:
@@ -435,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         with sigterm_stops():
             command = parse_command_line(args, DEFAULT_CONFIG)
             run = train(command.config, resume=command.resume, overrides=command.overrides)
-    except (ConfigError, checkpoint.NonFiniteWeightsError, OSError) as e:  # one line, no traceback:
+    except (ConfigError, checkpoint.NonFiniteWeightsError, NonFiniteLogitsError, OSError) as e:  # one line:
         print(f"error: {e}", file=sys.stderr)  # bad configs and checkpoints, a full disk, NaN weights
         return 2
     except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM

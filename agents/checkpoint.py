@@ -18,20 +18,29 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from sixtysix_env.observation import OBS_SIZE
+from sixtysix_env.actions import N_ACTIONS
+from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 
-from .nets import PhaseNet, PolicyNet
+from .nets import PHASE_IN, PhaseNet, PolicyNet, check_hidden, mlp_shapes
 
 FORMAT = "sixtysix-ppo"
 VERSION = 1
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "ppo_default.pt"
 RESUME_ONLY = ("optimizer", "snapshots", "rng")  # entries only ``train.py --resume`` reads
+RESUME_ENTRIES: dict[str, type | tuple[type, ...]] = {
+    "optimizer": dict, "snapshots": list, "rng": dict, "global_step": int, "update": int,
+    "best": (int, float)}  # what ``train.py --resume`` reads, and its type
+DEFAULT_HIDDEN = [256, 256]  # the layer sizes of a checkpoint whose config does not say
+MAX_BYTES = 512 * 2**20  # the largest checkpoint file read: bounds what loading one can allocate
+
+
 def build(config: dict[str, Any], policy: torch.nn.Module, **entries: Any) -> dict[str, Any]:
     """A checkpoint dict: the format header, ``config``, the policy's weights
     and any further ``entries`` (``critic=state_dict``, step counters, ...)."""
@@ -39,38 +48,131 @@ def build(config: dict[str, Any], policy: torch.nn.Module, **entries: Any) -> di
             "policy": policy.state_dict(), **entries}
 
 
-def load(path: str | os.PathLike) -> dict[str, Any]:
-    """Read and validate a checkpoint; any problem is a ``ValueError`` naming the file."""
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be used: the one-line message names the file and what is
+    wrong with it (checkpoints from elsewhere are untrusted input, checked whole before use)."""
+
+
+def load(path: str | os.PathLike, *, resumable: bool = False) -> dict[str, Any]:
+    """Read and validate a checkpoint (:func:`validate`; ``resumable``: also every entry
+    ``train.py --resume`` reads); any problem is a :class:`CheckpointError` naming the file."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"checkpoint {path} does not exist")
+        raise CheckpointError(f"checkpoint {path} does not exist")
+    if path.stat().st_size > MAX_BYTES:
+        raise CheckpointError(f"checkpoint {path} is larger than {MAX_BYTES // 2**20} MiB")
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # corrupt, truncated, or not a torch file at all
-        raise ValueError(f"checkpoint {path} is corrupt or not a sixtysix PPO checkpoint: {e}") from None
+        first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+        raise CheckpointError(f"checkpoint {path} is corrupt or not a sixtysix PPO checkpoint: "
+                              f"{first}") from None
+    validate(ckpt, path, resumable=resumable)
+    return ckpt  # type: ignore[no-any-return]
+
+
+def validate(ckpt: Any, path: str | os.PathLike = "<memory>", *, resumable: bool = False) -> None:
+    """A :class:`CheckpointError` naming ``path`` unless ``ckpt`` is whole: the format header;
+    the config's layer sizes within :data:`agents.nets.MAX_LAYERS` x :data:`agents.nets.MAX_WIDTH`
+    (checked before any network is built); every network's weights with exactly the keys and
+    shapes its declared architecture has, floating point and finite; with ``resumable`` the
+    entries of :data:`RESUME_ENTRIES` with their types."""
+    def bad(what: str) -> CheckpointError:
+        return CheckpointError(f"checkpoint {path}: {what}")
+
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
-        raise ValueError(f"checkpoint {path} is not a sixtysix PPO checkpoint (bad format)")
+        raise CheckpointError(f"checkpoint {path} is not a sixtysix PPO checkpoint (bad format)")
     if ckpt.get("version") != VERSION:
-        raise ValueError(f"checkpoint {path} has version {ckpt.get('version')!r}, not {VERSION}")
+        raise CheckpointError(f"checkpoint {path} has version {str(ckpt.get('version'))[:40]}, not {VERSION}")
     if ckpt.get("obs_size") != OBS_SIZE:
-        raise ValueError(
-            f"checkpoint {path} was trained on observations of size {ckpt.get('obs_size')!r}, "
-            f"this version encodes {OBS_SIZE}: retrain it"
-        )
+        raise CheckpointError(f"checkpoint {path} was trained on observations of size "
+                              f"{str(ckpt.get('obs_size'))[:40]}, this version encodes {OBS_SIZE}: "
+                              "retrain it")
     for key in ("policy", "config"):
         if not isinstance(ckpt.get(key), dict):
-            raise ValueError(f"checkpoint {path} lacks its {key!r} entry")
-    return ckpt
+            raise bad(f"lacks its {key!r} entry")
+    config = ckpt["config"]
+    try:
+        hidden = check_hidden(config.get("hidden", DEFAULT_HIDDEN), "config 'hidden'")
+        check_weights(ckpt["policy"], mlp_shapes(OBS_SIZE, hidden, N_ACTIONS), "policy")
+        if "critic" in ckpt:
+            critic_in = FULL_OBS_SIZE if config.get("full_critic", True) is not False else OBS_SIZE
+            critic_hidden = check_hidden(config.get("critic_hidden", DEFAULT_HIDDEN),
+                                         "config 'critic_hidden'")
+            check_weights(ckpt["critic"], mlp_shapes(critic_in, critic_hidden, 1), "critic")
+        for key in PHASE_KEYS.values():
+            if key in ckpt:
+                entry = ckpt[key]
+                if not isinstance(entry, dict):
+                    raise ValueError(f"{key!r} is not a network entry")
+                shapes = mlp_shapes(PHASE_IN, check_hidden(entry.get("hidden"), f"{key} 'hidden'"), N_ACTIONS)
+                check_weights(entry.get("state"), shapes, f"{key} network")
+        if resumable:
+            check_resumable(ckpt, mlp_shapes(OBS_SIZE, hidden, N_ACTIONS))
+    except ValueError as e:
+        raise bad(str(e)) from None
+    try:
+        found = nonfinite(ckpt)
+    except RecursionError:
+        raise bad("entries nested too deeply") from None
+    if found is not None:
+        raise bad(f"{found} holds NaN or infinite values")
+
+
+def check_weights(state: Any, shapes: dict[str, tuple[int, ...]], what: str) -> None:
+    """A ``ValueError`` unless ``state`` is a state dict of floating-point tensors with
+    exactly the keys and shapes ``shapes``."""
+    if not isinstance(state, dict) or set(state) != set(shapes):
+        raise ValueError(f"the {what} weights do not have the layers of the declared architecture")
+    for key, shape in shapes.items():
+        t = state[key]
+        if not isinstance(t, torch.Tensor) or not t.is_floating_point() or tuple(t.shape) != shape:
+            got = tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
+            raise ValueError(f"{what} weight {key!r} is {got}, the declared architecture needs {shape}")
+
+
+def check_resumable(ckpt: dict[str, Any], policy_shapes: dict[str, tuple[int, ...]]) -> None:
+    """A ``ValueError`` unless the entries a resumed run reads are there with their types."""
+    for key, kind in RESUME_ENTRIES.items():
+        value = ckpt.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            want = "a number" if isinstance(kind, tuple) else kind.__name__
+            raise ValueError(f"{key!r} must be {want}, got {type(value).__name__} (not a resumable run)")
+    if ckpt["global_step"] < 0 or ckpt["update"] < 0 or not math.isfinite(ckpt["best"]):
+        raise ValueError("'global_step' and 'update' must be >= 0 and 'best' finite")
+    if "critic" not in ckpt:
+        raise ValueError("lacks its 'critic' entry (not a resumable run)")
+    rng = ckpt["rng"]
+    state = rng.get("torch")
+    if not (isinstance(state, torch.Tensor) and state.dtype == torch.uint8
+            and state.shape == torch.get_rng_state().shape):
+        raise ValueError("'rng' lacks a torch generator state")
+    if not isinstance(rng.get("numpy"), dict):
+        raise ValueError("'rng' lacks a numpy generator state")
+    optimizer = ckpt["optimizer"]
+    if not isinstance(optimizer.get("state"), dict) or not isinstance(optimizer.get("param_groups"), list):
+        raise ValueError("'optimizer' is not an optimizer state")
+    for i, snapshot in enumerate(ckpt["snapshots"]):
+        check_weights(snapshot, policy_shapes, f"snapshots[{i}]")
+
+
+def check_optimizer(optimizer: torch.optim.Optimizer) -> None:
+    """A ``ValueError`` unless every per-parameter state tensor a loaded optimizer holds
+    (Adam's moments) has its parameter's shape: ``load_state_dict`` does not check it, and a
+    mismatch would fail only at the first step."""
+    for group in optimizer.param_groups:
+        for param in group["params"]:
+            for key, value in optimizer.state.get(param, {}).items():
+                if isinstance(value, torch.Tensor) and value.dim() > 0 and value.shape != param.shape:
+                    raise ValueError(f"optimizer state {key!r} has shape {tuple(value.shape)}, "
+                                     f"its parameter {tuple(param.shape)}")
 
 
 def policy_from(ckpt: dict[str, Any], path: str | os.PathLike = "<memory>") -> PolicyNet:
-    """Rebuild the policy network stored in a (validated) checkpoint."""
-    hidden = ckpt["config"].get("hidden", [256, 256])
-    net = PolicyNet(OBS_SIZE, hidden)
-    try:
-        net.load_state_dict(ckpt["policy"])
-    except (RuntimeError, KeyError) as e:
-        raise ValueError(f"checkpoint {path}: policy weights do not fit hidden={hidden}: {e}") from None
+    """Rebuild the policy network stored in a checkpoint (:func:`validate` first)."""
+    validate(ckpt, path)
+    net = PolicyNet(OBS_SIZE, ckpt["config"].get("hidden", DEFAULT_HIDDEN))
+    net.load_state_dict(ckpt["policy"])
     return net
 
 
@@ -93,11 +195,9 @@ def phase_net_from(ckpt: dict[str, Any], path: str | os.PathLike = "<memory>",
     entry = ckpt.get(key)
     if entry is None:
         return None
-    try:
-        net = PhaseNet(entry["hidden"])
-        net.load_state_dict(entry["state"])
-    except (RuntimeError, KeyError, TypeError) as e:
-        raise ValueError(f"checkpoint {path}: bad {key} network: {e}") from None
+    validate(ckpt, path)
+    net = PhaseNet(entry["hidden"])
+    net.load_state_dict(entry["state"])
     return net
 
 

@@ -35,6 +35,29 @@ from sixtysix_env.cards import N_CARDS
 from sixtysix_env.observation import OBS_SIZE, unseen_cards
 
 PHASES = ("spent", "closed")  # the phases a PhaseNet can serve (``sixtysix_env.engine`` TALON_*)
+MAX_LAYERS, MAX_WIDTH = 8, 4096  # the largest hidden layers a config or a checkpoint may declare
+
+
+def check_hidden(hidden: object, what: str = "hidden") -> tuple[int, ...]:
+    """``hidden`` as layer sizes if it is a list of 1 to :data:`MAX_LAYERS` ints in
+    1..:data:`MAX_WIDTH`, else a ``ValueError`` saying why: checked before any network is
+    allocated, so a declared size can never ask for more memory than this bound."""
+    ok = isinstance(hidden, (list, tuple)) and 1 <= len(hidden) <= MAX_LAYERS and all(
+        isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_WIDTH for h in hidden)
+    if not ok:
+        raise ValueError(f"{what} must be 1 to {MAX_LAYERS} layer sizes in 1..{MAX_WIDTH}, "
+                         f"got {str(hidden)[:80]}")
+    return tuple(hidden)  # type: ignore[arg-type]
+
+
+def mlp_shapes(in_size: int, hidden: Sequence[int], out_size: int) -> dict[str, tuple[int, ...]]:
+    """The state-dict keys and tensor shapes of :func:`mlp` (``net.`` prefixed, as the
+    networks below hold it), computed without building it."""
+    sizes = [in_size, *hidden, out_size]
+    shapes: dict[str, tuple[int, ...]] = {}
+    for i, (a, b) in enumerate(zip(sizes, sizes[1:], strict=False)):
+        shapes[f"net.{2 * i}.weight"], shapes[f"net.{2 * i}.bias"] = (b, a), (b,)
+    return shapes
 
 
 def mlp(in_size: int, hidden: Sequence[int], out_size: int, out_gain: float) -> nn.Sequential:

@@ -19,6 +19,9 @@ disturbs much less than the wall-clock rate.
 
 from __future__ import annotations
 
+# isort: off
+import training.threads  # noqa: F401 - first: torch's threads must not spin (training/threads.py)
+# isort: on
 import argparse
 import statistics
 import time

@@ -1,19 +1,25 @@
-"""Self-play collection throughput of train.py: environment steps per second.
+"""Self-play collection throughput of train.py on either engine: environment steps per second.
 
-Runs :func:`training.rollout.collect` (the exact code the trainer uses: vectorized tables,
-observations written into a batch, masked sampling, critic values, per-seat
-reward bookkeeping) with the current policy in both seats, and reports steps
-per second of collection (the teacher, which costs most of a training step
-when on, is not included).
+Runs :func:`training.rollout.collect`, the one collector the trainer uses
+(the tables behind :mod:`training.tables`, observations written into the
+rollout, the masked sampler, critic values, per-seat reward bookkeeping),
+with the default networks (256x2 policy, 256x2 critic on the 384-feature
+full state) and the current policy in both seats, and reports environment
+steps per second of collection (the teacher, which costs most of a training
+step when on, is not included).
 
-    python bench/bench_collect.py                   # 128 tables x 64 steps, 1 torch thread
-    python bench/bench_collect.py --envs 256 --threads 2 --rollouts 10
-    python bench/bench_collect.py --assist          # with obvious moves and the endgame by rule
+    python bench/bench_collect.py                          # scalar engine, 128 tables x 64 steps
+    python bench/bench_collect.py --engine batched --envs 2048
+    python bench/bench_collect.py --assist                 # obvious moves and the endgame by rule
 """
 
 from __future__ import annotations
 
+# isort: off
+import training.threads  # noqa: F401 - first: torch's threads must not spin (training/threads.py)
+# isort: on
 import argparse
+import statistics
 import time
 
 import numpy as np
@@ -21,40 +27,43 @@ import torch
 
 from agents.nets import PolicyNet, ValueNet
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
-from sixtysix_env.vector import VectorEnv
-from training.config import Config
+from training.config import ENGINES, Config
 from training.opponents import Opponents
-from training.rollout import Rollout, collect
+from training.rollout import Players, Rollout, collect
+from training.tables import make_tables
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", choices=ENGINES, default="scalar")
     ap.add_argument("--envs", type=int, default=128)
     ap.add_argument("--steps", type=int, default=64, help="rollout steps per table")
     ap.add_argument("--rollouts", type=int, default=6)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--assist", action="store_true",
-                    help="obvious moves and the exact endgame by rule, as in training")
+                    help="obvious moves and the exact endgame by rule, as in training (scalar engine)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    cfg = Config(num_envs=args.envs, rollout_steps=args.steps, opp_self=1.0, opp_snapshot=0.0,
-                       opp_heuristic=0.0, hidden=[args.hidden] * 2, critic_hidden=[args.hidden] * 2)
+    torch.manual_seed(0)
+    cfg = Config(engine=args.engine, num_envs=args.envs, rollout_steps=args.steps, opp_self=1.0,
+                 opp_snapshot=0.0, opp_heuristic=0.0, hidden=[args.hidden] * 2,
+                 critic_hidden=[args.hidden] * 2, assist="full" if args.assist else "none", teacher="")
     rng = np.random.default_rng(0)
-    venv = VectorEnv(args.envs, seed=0, full_obs=True)
+    tables = make_tables(cfg, 0)
     opponents = Opponents(cfg, args.envs, rng)
     policy = PolicyNet(OBS_SIZE, cfg.hidden)
-    critic = ValueNet(FULL_OBS_SIZE, cfg.critic_hidden)
+    players = Players(policy, ValueNet(FULL_OBS_SIZE, cfg.critic_hidden), policy)
     buf = Rollout(args.steps, args.envs, FULL_OBS_SIZE)
-    assist = "full" if args.assist else "none"
-    collect(venv, opponents, policy, critic, policy, buf, rng, None, assist)  # warm-up
-    t0 = time.perf_counter()
+    collect(tables, opponents, players, buf, rng, assist=cfg.assist)  # warm-up
+    rates = []
     for _ in range(args.rollouts):
-        collect(venv, opponents, policy, critic, policy, buf, rng, None, assist)
-    dt = time.perf_counter() - t0
-    steps = args.rollouts * args.envs * args.steps
-    print(f"collection: {steps / dt:,.0f} env steps/s  ({steps} steps in {dt:.2f} s, {args.envs} tables, "
-          f"{args.threads} torch thread(s), hidden {args.hidden}x2{', assist' if args.assist else ''})")
+        t0 = time.perf_counter()
+        collect(tables, opponents, players, buf, rng, assist=cfg.assist)
+        rates.append(args.envs * args.steps / (time.perf_counter() - t0))
+    print(f"{args.engine} collection: {statistics.median(rates):,.0f} env steps/s median, {max(rates):,.0f} "
+          f"best ({args.rollouts} rollouts of {args.steps} steps x {args.envs} tables, {args.threads} torch "
+          f"thread(s), hidden {args.hidden}x2{', assist' if args.assist else ''})")
 
 
 if __name__ == "__main__":

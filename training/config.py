@@ -25,11 +25,13 @@ from typing import Any, TypeVar
 import yaml
 
 from agents import parse_spec
+from agents.nets import check_hidden
 from agents.rules import ASSIST_MODES, assist_mode
 from sixtysix_env.vector import EPISODES
 
 VALUE_TEACHER = "pimc-values"  # the teacher that distils PIMC's action values (not a bot spec)
-ENGINES = ("scalar", "batched")  # what steps the training tables (training.batched_rollout)
+ENGINES = ("scalar", "batched")  # what steps the training tables (training.tables)
+MIN_MINIBATCH = 16  # decisions per minibatch below which advantages cannot be normalised
 OPPONENT_PREFIX = "opp_"  # opp_<kind>: the weight of the tables against that opponent kind
 
 T = TypeVar("T")
@@ -86,9 +88,11 @@ def one_of(choices: tuple[str, ...]) -> Check:
 
 
 def sizes(key: str, value: list[int]) -> None:
-    """Hidden layer sizes: a non-empty list of positive ints."""
-    if not value or min(value) < 1:
-        raise _bad(key, value, "a non-empty list of positive ints")
+    """Hidden layer sizes within the bound every checkpoint is held to (``agents.nets.check_hidden``)."""
+    try:
+        check_hidden(value, f"config key {key!r}")
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
 
 
 def bot_spec(key: str, value: str, allowed: tuple[str, ...] = ()) -> None:
@@ -280,6 +284,12 @@ def _validate(cfg: Config) -> Config:
     weights = list(cfg.opponent_weights().values())
     if sum(weights) <= 0:
         raise ConfigError(f"opponent weights opp_* must have a positive sum, got {weights}")
+    per_minibatch = cfg.num_envs * cfg.rollout_steps // cfg.num_minibatches
+    if per_minibatch < MIN_MINIBATCH:
+        raise ConfigError(f"num_envs * rollout_steps / num_minibatches = {cfg.num_envs} * "
+                          f"{cfg.rollout_steps} / {cfg.num_minibatches} decisions per minibatch; it needs at "
+                          f"least {MIN_MINIBATCH} (the learner makes about half of them): raise num_envs or "
+                          "rollout_steps, or lower num_minibatches")
     return cfg
 
 

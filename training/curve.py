@@ -1,10 +1,14 @@
 """A run's learning curve as a picture: ``python -m training.curve runs/NAME``.
 
 Reads the run's ``metrics.csv`` (:mod:`training.logger`) and draws, against
-training minutes, the evaluations logged during the run (``eval_every``):
-the match win rate with its 95% interval and the game points per deal
-against each evaluation opponent. Writes ``learning_curve.png`` in the run
-folder (or ``--out``) and prints the table of the points it drew.
+training minutes, the evaluations logged during the run (``eval_every``, and
+always one at the end): the match win rate with its 95% interval and the
+game points per deal against each evaluation opponent; and, logged at every
+update of every run, the learner's game points per deal at the training
+tables against each opponent kind (``charts/reward_vs_<kind>``, a moving
+average), so a run evaluated only at its end still shows its curve. Writes
+``learning_curve.png`` in the run folder (or ``--out``) and prints the
+table of the points it drew.
 """
 
 from __future__ import annotations
@@ -16,19 +20,36 @@ from collections import defaultdict
 from pathlib import Path
 
 WIN, LO, HI, POINTS = "eval/win_rate_", "eval/win_rate_lo_", "eval/win_rate_hi_", "eval/points_per_deal_"
+TRAINING = "charts/reward_vs_"  # the learner's points per deal at the training tables, per update
 
 
 class CurveError(ValueError):
     """No metrics file, or no evaluation in it to draw."""
 
 
-def read_evaluations(path: Path) -> dict[str, list[dict[str, float]]]:
-    """Opponent -> one row per evaluation (step, minutes, win, lo, hi, points), in step order."""
+def read_rows(path: Path) -> list[dict[str, str]]:
     try:
         with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
+            return list(csv.DictReader(f))
     except OSError as e:
         raise CurveError(f"cannot read {path}: {e}") from None
+
+
+def read_training(path: Path) -> dict[str, list[dict[str, float]]]:
+    """Opponent kind -> one row per update (step, minutes, points), in step order."""
+    out: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for r in read_rows(path):
+        key = r.get("key") or ""
+        if key.startswith(TRAINING):
+            out[key[len(TRAINING):]].append({"step": int(r["step"]), "minutes": float(r["wall_s"]) / 60,
+                                             "points": float(r["value"])})
+    return {k: sorted(v, key=lambda e: e["step"]) for k, v in out.items()}
+
+
+def read_evaluations(path: Path, required: bool = True) -> dict[str, list[dict[str, float]]]:
+    """Opponent -> one row per evaluation (step, minutes, win, lo, hi, points), in step order
+    (``required``: a CurveError if there is none)."""
+    rows = read_rows(path)
     evals: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
     for r in rows:
         key = r.get("key") or ""
@@ -42,24 +63,40 @@ def read_evaluations(path: Path) -> dict[str, list[dict[str, float]]]:
     for (opponent, _), e in sorted(evals.items(), key=lambda kv: kv[0][1]):
         if {"win", "lo", "hi", "points"} <= e.keys():
             out[opponent].append(e)
-    if not out:
+    if not out and required:
         raise CurveError(f"{path} holds no evaluation (train with eval_every > 0)")
     return dict(out)
 
 
-def draw(evals: dict[str, list[dict[str, float]]], out: Path, title: str) -> None:
+def moving_average(values: list[float], width: int) -> list[float]:
+    """The mean of each value and the ``width - 1`` before it (fewer at the start)."""
+    out, total = [], 0.0
+    for i, v in enumerate(values):
+        total += v - (values[i - width] if i >= width else 0.0)
+        out.append(total / min(i + 1, width))
+    return out
+
+
+def draw(evals: dict[str, list[dict[str, float]]], training: dict[str, list[dict[str, float]]], out: Path,
+         title: str) -> None:
     import matplotlib  # only here: slow to import, and the backend must be set first
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, (win, pts) = plt.subplots(1, 2, figsize=(11, 4))
+    colors: dict[str, str] = {}
     for opponent, rows in sorted(evals.items()):
         t = [r["minutes"] for r in rows]
         line, = win.plot(t, [100 * r["win"] for r in rows], marker="o", label=f"vs {opponent}")
         win.fill_between(t, [100 * r["lo"] for r in rows], [100 * r["hi"] for r in rows],
                          color=line.get_color(), alpha=0.15)
         pts.plot(t, [r["points"] for r in rows], marker="o", color=line.get_color(), label=f"vs {opponent}")
+        colors[opponent] = line.get_color()
+    for opponent, rows in sorted(training.items()):
+        smooth = moving_average([r["points"] for r in rows], max(1, len(rows) // 20))
+        pts.plot([r["minutes"] for r in rows], smooth, lw=1, ls="--", color=colors.get(opponent),
+                 label=f"training tables vs {opponent}")
     win.set(xlabel="training minutes", ylabel="matches won (%, 95% interval)", ylim=(0, 100))
     pts.set(xlabel="training minutes", ylabel="game points per deal")
     pts.axhline(0, color="grey", lw=0.8)
@@ -78,10 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("run", type=Path, help="the run folder (holding metrics.csv)")
     p.add_argument("--out", type=Path, help="PNG to write (default: RUN/learning_curve.png)")
     args = p.parse_args(argv)
+    metrics = args.run / "metrics.csv"
     try:
-        evals = read_evaluations(args.run / "metrics.csv")
+        training = read_training(metrics)
+        evals = read_evaluations(metrics, required=not training)
         out = args.out or args.run / "learning_curve.png"
-        draw(evals, out, f"{args.run.name}: evaluations during training")
+        draw(evals, training, out, f"{args.run.name}: evaluations and training tables")
     except (CurveError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -90,6 +129,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"vs {opponent:10s} step {r['step']:>11,}  {r['minutes']:6.1f} min  "
                   f"won {100 * r['win']:5.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]  "
                   f"{r['points']:+.3f} points/deal")
+    for opponent, rows in sorted(training.items()):
+        tenth = max(1, len(rows) // 10)
+        first, last = (sum(r["points"] for r in part) / len(part) for part in (rows[:tenth], rows[-tenth:]))
+        print(f"training tables vs {opponent}: {len(rows)} updates, {first:+.3f} points/deal in the first "
+              f"tenth, {last:+.3f} in the last")
     print(f"wrote {out}")
     return 0
 

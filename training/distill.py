@@ -107,7 +107,7 @@ def row_values(s: State, v: PlayerView, phase: str, worlds: int, solver: Solver,
 
 
 class _Rows:
-    """The play hook of :func:`collect`: records the rows of ``phase`` (and the
+    """The play hook of :func:`phase_positions`: records the rows of ``phase`` (and the
     state where the phase began, to replay lines from), and plays a random
     move instead of the policy's with chance ``explore``."""
 
@@ -138,9 +138,12 @@ class _Rows:
                 "values": np.stack(self.values) if n else np.zeros((0, N_ACTIONS), np.float32)}
 
 
-def collect(ckpt_path: str, seed: int, deals: int, explore: float, lines: int = 1,
-            phase: str = "spent", worlds: int = 16) -> dict[str, np.ndarray]:
+def phase_positions(ckpt_path: str, seed: int, deals: int, explore: float, lines: int = 1,
+                    phase: str = "spent", worlds: int = 16) -> dict[str, np.ndarray]:
     """Play ``deals`` deals with the checkpoint's policy; return the rows of ``phase``.
+
+    Not a PPO rollout (``training.rollout.collect`` is the one collector of
+    those): positions of one phase, each labelled with the solver's values.
 
     The rest of each deal that reaches the phase is played out ``lines``
     times from the moment the talon is spent (or closed) (the moves are
@@ -184,7 +187,7 @@ def phase_quality(net: torch.nn.Module, obs: torch.Tensor, legal: torch.Tensor,
 
 
 def gather(args: argparse.Namespace) -> dict[str, np.ndarray]:
-    """Run :func:`collect` in ``args.workers`` processes, ``args.chunk`` deals a job."""
+    """Run :func:`phase_positions` in ``args.workers`` processes, ``args.chunk`` deals a job."""
     n_jobs = -(-args.deals // args.chunk)
     jobs = [(args.checkpoint, derive_seed(args.seed, "collect", i),
              min(args.chunk, args.deals - i * args.chunk), args.explore, args.lines, args.phase, args.worlds)
@@ -192,7 +195,7 @@ def gather(args: argparse.Namespace) -> dict[str, np.ndarray]:
     parts: list[dict[str, np.ndarray]] = []
     bar = tqdm(total=args.deals, unit="deal", desc="collect", disable=not args.progress)
     with workers.running(args.workers, fork=False) as pool:  # they run torch: fresh interpreters
-        for part, job in zip(pool.map(collect, *zip(*jobs, strict=True)), jobs, strict=True):
+        for part, job in zip(pool.map(phase_positions, *zip(*jobs, strict=True)), jobs, strict=True):
             parts.append(part)
             bar.update(job[2])
     bar.close()

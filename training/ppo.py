@@ -1,7 +1,8 @@
-"""The pieces of the PPO update: masked sampling and the loss terms.
+"""The pieces of the PPO update: the loss terms.
 
 All masking goes through :mod:`agents.nets` (illegal logits to the dtype's
-minimum), the same function the ``ppo`` bot plays with, so training and play
+minimum), as the one masked sampler does
+(:func:`sixtysix_env.batched.sampling.sample_masked`), so training and play
 cannot disagree on what the policy is.
 """
 
@@ -11,13 +12,6 @@ import numpy as np
 import torch
 
 from agents.nets import masked_distribution
-
-
-def sample_actions(logits: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Sample legal actions and their log-probs from the masked policy."""
-    dist = masked_distribution(logits, masks)
-    actions = dist.sample()
-    return actions, dist.log_prob(actions)
 
 
 def clipped_surrogate(ratio: torch.Tensor, adv: torch.Tensor, clip: float) -> torch.Tensor:

@@ -1,10 +1,12 @@
 """Self-play collection: ``num_envs`` tables play, the learner's decisions fill a rollout.
 
-Each step every table takes one decision. The learner's policy acts for both
-seats of self-play tables and for one seat of tables against an opponent
-(:mod:`training.opponents`). Illegal logits are masked
-(:func:`training.ppo.sample_actions`) and the mask is stored with the
-transition, to be reused in the update. With ``assist`` the policy's seats
+One collector (:func:`collect`) for both engines, over the small table
+interface of :mod:`training.tables`. Each step every table takes one
+decision. The learner's policy acts for both seats of self-play tables and
+for one seat of tables against an opponent (:mod:`training.opponents`).
+Illegal logits are masked by the project's one masked sampler
+(:func:`sixtysix_env.batched.sampling.sample_masked`) and the mask is stored
+with the transition, to be reused in the update. With ``assist`` the policy's seats
 play obvious moves by rule (and the spent-talon endgame by the solver,
 ``assist='full'``); those are not learner steps, so learning is about the
 real choices.
@@ -36,21 +38,21 @@ log-prob from the policy one update older (PPO's ratio and clip allow for it).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from agents.nets import PolicyNet, ValueNet
 from agents.rules import scripted_action
 from agents.search.solver import Solver
 from sixtysix_env.actions import N_ACTIONS
+from sixtysix_env.batched.sampling import sample_masked
 from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.observation import OBS_SIZE
-from sixtysix_env.vector import VectorEnv
 
 from .opponents import BOT, KIND_NAMES, KINDS, LEARNER, RANDOM, SNAPSHOT, Opponents
-from .ppo import sample_actions
+from .tables import Outcome, Tables
 from .teacher import Teacher
 
 
@@ -170,41 +172,47 @@ def record_rewards(
     last_t[ended] = -1
 
 
+@dataclass
+class Players:
+    """The networks that play at the training tables: the learner's ``policy`` and ``critic``,
+    and ``snapshot``, the frozen past policy of the snapshot tables."""
+
+    policy: Callable[[torch.Tensor], torch.Tensor]
+    critic: Callable[[torch.Tensor], torch.Tensor]
+    snapshot: Callable[[torch.Tensor], torch.Tensor]
+
+
 def collect(
-    venv: VectorEnv,
+    tables: Tables,
     opponents: Opponents,
-    policy: PolicyNet,
-    critic: ValueNet,
-    snapshot_net: PolicyNet,
+    players: Players,
     buf: Rollout,
     rng: np.random.Generator,
     teacher: Teacher | None = None,
     assist: str = "none",
     drop_forced: bool = False,
 ) -> dict[str, list[float]]:
-    """Fill ``buf`` with one rollout (after the transitions it carries over,
-    :meth:`Rollout.clear`); returns, per opponent kind, the learner's reward
-    of every deal that ended (self-play: the winner's). ``teacher`` (or None)
-    labels the learner's rows for kickstarting. ``assist`` (``Config.assist``)
-    scripts the policy's seats' obvious moves (``rules``) and, once the talon
-    is spent, the exact endgame too (``full``). ``drop_forced``: a move with
-    one legal action is not a learner step either (the policy still plays it)."""
+    """Fill ``buf`` with one rollout at ``tables`` (after the transitions it carries over,
+    :meth:`Rollout.clear`); returns, per opponent kind, the learner's reward of every deal
+    that ended (self-play: the winner's). ``teacher`` (or None) labels the learner's rows for
+    kickstarting. ``assist`` (``Config.assist``) scripts the obvious moves of the policy's
+    seats (``rules``) and, once the talon is spent, the exact endgame too (``full``).
+    ``drop_forced``: a move with one legal action is not a learner step either (the policy
+    still plays it)."""
     buf.clear()
-    cin = slice(0, buf.critic_obs.shape[2])
-    py_rng = random.Random(int(rng.integers(2**31)))
+    py_rng = random.Random(int(rng.integers(2**31))) if assist != "none" else None
     solver = Solver()
     deal_rewards: dict[str, list[float]] = {name: [] for name in KIND_NAMES}
     for t in range(CARRY, buf.rewards.shape[0]):  # t: a row
-        buf.obs[t] = venv.obs
-        buf.critic_obs[t] = venv.full_obs[:, cin]
-        buf.masks[t] = venv.masks
-        buf.seats[t] = venv.to_act
-        learn = opponents.learns(venv.to_act)
-        views: dict[int, PlayerView] = {}
+        seats = buf.seats[t] = tables.write(buf.obs[t], buf.critic_obs[t], buf.masks[t])
+        mine = opponents.learns(seats)  # the learner's policy moves here
+        learn = mine.copy()
         scripted: dict[int, int] = {}
-        if assist != "none":  # the policy's seats: obvious moves (and the spent-talon endgame)
-            for n in np.flatnonzero(learn | opponents.played_by(SNAPSHOT)).tolist():
-                v = views[n] = venv.view_of(n)
+        views: dict[int, PlayerView] = {}
+        if py_rng is not None:  # the policy's seats: obvious moves (and the spent-talon endgame)
+            rows = np.flatnonzero(mine | opponents.played_by(SNAPSHOT)).tolist()
+            for n, v in zip(rows, tables.views(rows), strict=True):
+                views[n] = v
                 a = scripted_action(v, solver, py_rng, assist)
                 if a is not None:
                     scripted[n] = a
@@ -213,44 +221,42 @@ def collect(
             learn &= buf.masks[t].sum(1) > 1
         buf.learn[t] = learn
         if teacher is not None:
-            teacher.label(t, np.flatnonzero(learn).tolist(), venv, views)
-        actions = _choose(t, venv, opponents, policy, critic, snapshot_net, buf, rng, scripted)
-        buf.actions[t] = actions
-        venv.step(actions)
-        record_rewards(t, buf.seats[t], learn, venv.deal_done, venv.rewards, buf.last_t,
-                       buf.rewards, buf.dones)
-        book_deals(venv.deal_done, venv.match_done, venv.rewards, venv.episode, opponents, deal_rewards)
+            teacher.label(t, np.flatnonzero(learn).tolist(), tables, views)
+        actions = buf.actions[t]
+        actions[:] = choose(t, tables, opponents, players, buf, ~mine, rng)
+        for n, a in scripted.items():
+            actions[n] = a
+        outcome = tables.step(actions)
+        record_rewards(t, seats, learn, outcome.deal_done, outcome.rewards, buf.last_t, buf.rewards,
+                       buf.dones)
+        if outcome.deal_done.any():
+            book_deals(outcome, tables.episode, opponents, deal_rewards)
     if teacher is not None:
         teacher.finish(buf.labelled, buf.teacher, buf.teacher_values)
     return deal_rewards
 
 
-def _choose(t: int, venv: VectorEnv, opponents: Opponents, policy: PolicyNet, critic: ValueNet,
-            snapshot_net: PolicyNet, buf: Rollout, rng: np.random.Generator,
-            scripted: dict[int, int]) -> np.ndarray:
-    """Step ``t``'s action at every table: the policy's sample (its log-prob and
-    the critic's value are stored for the learner's rows), then each opponent's
-    move, then the scripted moves."""
-    learn = buf.learn[t]
-    with torch.no_grad():
-        obs_t = torch.from_numpy(buf.obs[t])
-        mask_t = torch.from_numpy(buf.masks[t])
-        actions_t, logp_t = sample_actions(policy(obs_t), mask_t)
-        buf.values[t] = critic(torch.from_numpy(buf.critic_obs[t])).numpy()
-        actions = actions_t.numpy()
-        buf.logprobs[t] = logp_t.numpy()
-        snap = np.flatnonzero(~learn & opponents.played_by(SNAPSHOT))
+def choose(t: int, tables: Tables, opponents: Opponents, players: Players, buf: Rollout,
+           theirs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Step ``t``'s action at every table: the policy's sample (its log-prob and the critic's
+    value are stored in ``buf``), and at the opponents' seats (``theirs``) each opponent's move."""
+    obs, masks = torch.from_numpy(buf.obs[t]), torch.from_numpy(buf.masks[t])
+    with torch.inference_mode():
+        actions, logp = sample_masked(players.policy(obs), masks)
+        buf.values[t] = players.critic(torch.from_numpy(buf.critic_obs[t])).numpy()
+        snap = np.flatnonzero(theirs & opponents.played_by(SNAPSHOT))
         if len(snap):
-            actions[snap] = sample_actions(snapshot_net(obs_t[snap]), mask_t[snap])[0].numpy()
-    rand = np.flatnonzero(~learn & opponents.played_by(RANDOM))
+            idx = torch.from_numpy(snap)
+            actions[idx] = sample_masked(players.snapshot(obs[idx]), masks[idx])[0]
+    buf.logprobs[t] = logp.numpy()
+    out = actions.numpy()
+    rand = np.flatnonzero(theirs & opponents.played_by(RANDOM))
     if len(rand):
-        actions[rand] = uniform_legal(buf.masks[t][rand], rng)
-    for n in np.flatnonzero(~learn & opponents.played_by(BOT)).tolist():
-        if n not in scripted:
-            actions[n] = opponents.bot(n).act(venv.view_of(n))
-    for n, a in scripted.items():
-        actions[n] = a
-    return actions
+        out[rand] = uniform_legal(buf.masks[t][rand], rng)
+    bots = np.flatnonzero(theirs & opponents.played_by(BOT)).tolist()
+    for n, v in zip(bots, tables.views(bots), strict=True):
+        out[n] = opponents.bot(n).act(v)
+    return out
 
 
 def uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -259,15 +265,15 @@ def uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(np.where(masks, keys, -1.0), axis=1)
 
 
-def book_deals(deal_done: np.ndarray, match_done: np.ndarray, rewards: np.ndarray, episode: str,
-               opponents: Opponents, deal_rewards: dict[str, list[float]]) -> None:
+def book_deals(outcome: Outcome, episode: str, opponents: Opponents,
+               deal_rewards: dict[str, list[float]]) -> None:
     """Add the learner's reward of each deal that just ended to its kind's list
     (self-play: the winner's), and draw new opponents where a match (or deal) ended."""
     self_play = opponents.played_by(LEARNER)
-    for n in np.flatnonzero(deal_done).tolist():
-        r = abs(rewards[n, 0]) if self_play[n] else rewards[n, opponents.learner_seat[n]]
+    for n in np.flatnonzero(outcome.deal_done).tolist():
+        r = abs(outcome.rewards[n, 0]) if self_play[n] else outcome.rewards[n, opponents.learner_seat[n]]
         deal_rewards[opponents.name(n)].append(float(r))
-    opponents.redraw(np.flatnonzero(match_done if episode == "match" else deal_done))
+    opponents.redraw(np.flatnonzero(outcome.match_done if episode == "match" else outcome.deal_done))
 
 
 def reward_metrics(deal_rewards: dict[str, list[float]]) -> dict[str, float]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,10 +31,12 @@ from agents import make_agent
 from agents.search.determinized import world_action_values
 from agents.search.solver import Solver
 from sixtysix_env.knowledge import PlayerView
-from sixtysix_env.vector import VectorEnv
 
 from . import workers as worker_processes
 from .config import VALUE_TEACHER
+
+if TYPE_CHECKING:
+    from .tables import Tables
 
 _WORKER_TEACHERS: dict[str, Any] = {}  # per process: the teacher bot or solver, built on first use
 
@@ -71,7 +73,7 @@ class Teacher:
             self.pool = worker_processes.start(workers, fork=True)
         self.pending: list[tuple[int, list[int], list[Any] | Future[list[Any]]]] = []
 
-    def label(self, t: int, rows: list[int], venv: VectorEnv,
+    def label(self, t: int, rows: list[int], tables: Tables,
               known: dict[int, PlayerView] | None = None) -> None:
         """Queue labels for step ``t`` of ``rows`` (a random ``frac`` of them);
         ``known``: views of some tables already built this step."""
@@ -82,7 +84,7 @@ class Teacher:
                 continue
             v = known.get(n) if known else None
             if v is None:
-                v = venv.view_of(n)
+                v = tables.views([n])[0]
             if self.values and v.legal_mask & (v.legal_mask - 1) == 0:
                 continue  # one legal move: nothing to learn
             picked.append(n)

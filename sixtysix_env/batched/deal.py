@@ -65,13 +65,13 @@ class DeckPool:
         return decks
 
 
-def deal(s: BatchedState, idx: torch.Tensor, pool: DeckPool, inplace: bool) -> None:
-    """The next deal at tables ``idx`` (finished deals): the match's next deal
-    or a new match; ``inplace`` writes into the field tensors (inside a step),
-    else replaces them."""
+def deal(s: BatchedState, idx: torch.Tensor, pool: DeckPool, inplace: bool) -> BatchedState:
+    """The state with the next deal at tables ``idx`` (finished deals): the match's next deal
+    or a new match. ``inplace`` (inside a step, whose tensors are its own) writes into the
+    field tensors and returns ``s``; else the fields are replaced in a new state."""
     k = idx.numel()
     if k == 0:
-        return
+        return s
     decks = pool.take(k)
     t = s.t
     ms = s.match_scores.index_select(1, idx)
@@ -84,32 +84,19 @@ def deal(s: BatchedState, idx: torch.Tensor, pool: DeckPool, inplace: bool) -> N
     dealer = torch.where(fresh, decks[TALON_SIZE + 2], dealer)
     talon = decks[:TALON_SIZE]
     trump_card = talon[-1]
-
-    def put(name: str, value: torch.Tensor) -> None:
-        field = getattr(s, name)
-        if inplace:
-            field.index_copy_(-1, idx, value)
-        else:
-            setattr(s, name, field.index_copy(-1, idx, value))
-
-    def fill(name: str, value: int) -> None:
-        field = getattr(s, name)
-        if inplace:
-            field.index_fill_(-1, idx, value)
-        else:
-            setattr(s, name, field.index_fill(-1, idx, value))
-
-    put("talon", talon)
-    put("trump", t.suit.index_select(0, trump_card))
-    put("dealer", dealer)
-    put("hands", decks[TALON_SIZE : TALON_SIZE + 2])
-    put("trump_card", trump_card)
-    put("to_act", 1 - dealer)
-    put("match_scores", ms * ~fresh)
-    for name in ("points", "tricks", "won", "played", "shown", "known", "void", "closer_opp_tricks"):
-        fill(name, 0)
-    for name in ("closed_by", "exchanged_by", "lead_card", "marriage_suit"):
-        fill(name, -1)
-    fill("stock", TALON_SIZE)
-    fill("window", LEAD)
-    fill("can_declare", False)
+    dealt = {"talon": talon, "trump": t.suit.index_select(0, trump_card), "dealer": dealer,
+             "hands": decks[TALON_SIZE : TALON_SIZE + 2], "trump_card": trump_card, "to_act": 1 - dealer,
+             "match_scores": ms * ~fresh}
+    cleared = {**dict.fromkeys(("points", "tricks", "won", "played", "shown", "known", "void",
+                                "closer_opp_tricks"), 0),
+               **dict.fromkeys(("closed_by", "exchanged_by", "lead_card", "marriage_suit"), -1),
+               "stock": TALON_SIZE, "window": LEAD, "can_declare": False}
+    if inplace:
+        for name, value in dealt.items():
+            getattr(s, name).index_copy_(-1, idx, value)
+        for name, fill in cleared.items():
+            getattr(s, name).index_fill_(-1, idx, fill)
+        return s
+    new = {name: getattr(s, name).index_copy(-1, idx, value) for name, value in dealt.items()}
+    new.update({name: getattr(s, name).index_fill(-1, idx, fill) for name, fill in cleared.items()})
+    return s.replaced(**new)

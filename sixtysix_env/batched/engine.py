@@ -70,34 +70,36 @@ each step: treat them as read-only and clone what you keep.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 
 from ..engine import OVER, State
+from ..scoring import DealResult
 from .deal import DeckPool, deal
 from .legal import check_actions, final_over_masks, legal_mask
 from .lookup import NOOP, normal_tensors
-from .score import end_deals, no_results
-from .state import BatchedState
+from .score import end_deals
+from .state import STATE_NAMES, BatchedState, no_results
 from .step import apply
 
 EPISODES = ("match", "deal")
 
 
-class BatchedEngine(BatchedState):
+class BatchedEngine:
     """N tables of Sixty-Six stepped together (see the module docstring).
 
-    Fields (column n is table n; names and meanings as in the scalar
-    :class:`~sixtysix_env.engine.State`): ``(2, N)`` per player: ``hands``,
-    ``points``, ``tricks``, ``won``, ``played``, ``shown``, ``known``,
-    ``void``, ``match_scores``; ``(12, N)``: ``talon`` (card ids as dealt);
-    ``(N,)``: ``stock``, ``trump``, ``trump_card``, ``closed_by``,
-    ``closer_opp_tricks``, ``exchanged_by``, ``window``, ``to_act``,
-    ``lead_card``, ``marriage_suit``, ``dealer``, ``can_declare`` (bool).
-    A step updates them in place or replaces them: treat them as read-only
-    and clone what you keep. Scalar views (:meth:`state`, :meth:`result`)
-    and :meth:`scores` come from :class:`~.state.BatchedState`.
+    The tables are :attr:`now`, a :class:`~.state.BatchedState` (the one
+    declaration of every tensor: the fields of the scalar
+    :class:`~sixtysix_env.engine.State`, column n = table n, and what the
+    last step ended), replaced by each step; the engine reads them out as
+    its own attributes (``eng.hands``, ``eng.rewards``, ...: read-only,
+    clone what you keep). ``legal`` is the legal masks of the players to
+    act. Scalar views (:meth:`state`, :meth:`states`, :meth:`result`) and
+    :meth:`scores` are the state's.
     """
+
+    now: BatchedState
 
     @normal_tensors
     def __init__(
@@ -113,13 +115,22 @@ class BatchedEngine(BatchedState):
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if episode not in EPISODES:
             raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        super().__init__(num_envs, device, episode)
+        self.num_envs, self.device, self.episode = num_envs, torch.device(device), episode
         self.validate = validate
-        self._final_over = final_over_masks(self)  # legal masks of FINAL and OVER
-        self._no_results = no_results(num_envs, self.device)  # deal results of a step where no deal ended
+        self.now = BatchedState.finished(num_envs, self.device, episode)
+        self.final_over = final_over_masks(self.now)  # legal masks of FINAL and OVER
+        self.no_results = no_results(num_envs, self.device)  # deal results of a step where no deal ended
         self.generator = torch.Generator(device=self.device)
-        self._decks = DeckPool(self.t, self.generator, self.device, max(4 * num_envs, 256))
+        self.decks = DeckPool(self.now.t, self.generator, self.device, max(4 * num_envs, 256))
+        self.legal = torch.zeros(num_envs, dtype=torch.int64, device=self.device)
         self.reset(seed)
+
+    def __getattr__(self, name: str) -> Any:
+        """The tensors of :attr:`now` as the engine's attributes (``eng.to_act``, ``eng.rewards``)."""
+        now = self.__dict__.get("now")
+        if now is not None and name in STATE_NAMES:
+            return getattr(now, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ------------------------------------------------------------- creation
     @normal_tensors
@@ -130,10 +141,8 @@ class BatchedEngine(BatchedState):
             self.generator.seed()
         else:
             self.generator.manual_seed(int(seed))
-        self._decks.clear()
-        self.clear_fields()
-        end_deals(self, torch.zeros(self.num_envs, dtype=torch.bool, device=self.device), self.cols[:0],
-                  self.cols, self._no_results)
+        self.decks.clear()
+        self.now = BatchedState.finished(self.num_envs, self.device, self.episode)
         self.autoreset()  # every table: a finished match, so a new one
 
     @classmethod
@@ -162,20 +171,37 @@ class BatchedEngine(BatchedState):
             raise ValueError(f"{len(states)} states for {len(cols)} tables")
         if any(s.window == OVER for s in states):
             raise ValueError("cannot load a finished deal (window OVER)")
-        self.put_states(states, cols)
+        self.now = self.now.with_states(states, cols)
         self.legal = self.legal_mask()
 
     @normal_tensors
     def autoreset(self) -> None:
         """Deal the next deal at every table whose deal is over (module docstring)."""
-        deal(self, (self.window == OVER).nonzero().squeeze(1), self._decks, inplace=False)
+        self.now = deal(self.now, (self.now.window == OVER).nonzero().squeeze(1), self.decks, inplace=False)
         self.legal = self.legal_mask()
+
+    # ------------------------------------------------------- scalar views
+    def state(self, i: int) -> State:
+        """Table ``i`` as a scalar engine :class:`State` (tests, debugging; slow)."""
+        return self.now.state(i)
+
+    def states(self, cols: Sequence[int]) -> list[State]:
+        """Tables ``cols`` as scalar :class:`State` objects (:meth:`BatchedState.states`)."""
+        return self.now.states(cols)
+
+    def result(self, i: int) -> DealResult | None:
+        """How the deal that ended at table ``i`` in the last step ended, or None."""
+        return self.now.result(i)
+
+    def scores(self) -> torch.Tensor:
+        """(2, N) deal scores: trick points plus marriages once a trick is taken."""
+        return self.now.scores()
 
     # ------------------------------------------------------- moves and steps
     def legal_mask(self) -> torch.Tensor:
         """Legal actions of each table's player to act as int64 32-bit masks
         (``State.legal_mask`` for every column; 0 once a deal is over)."""
-        return legal_mask(self, self._final_over)
+        return legal_mask(self.now, self.final_over)
 
     def step(
         self,
@@ -201,15 +227,15 @@ class BatchedEngine(BatchedState):
         if active is not None:
             a = torch.where(active, a, NOOP)
         if self.validate:
-            check_actions(self, a, active)
-        apply(self, a)
-        ended = self.window == OVER
+            check_actions(self.now, self.legal, a, active)
+        moved = apply(self.now, a)
+        ended = moved.window == OVER
         idx = ended.nonzero().squeeze(1)  # the step's one host sync
-        end_deals(self, ended, idx, a, self._no_results)
+        self.now = end_deals(moved, ended, idx, a, self.no_results)
         if autoreset:
             if before_reset is not None:
                 before_reset(self)
-            deal(self, idx, self._decks, inplace=True)
+            self.now = deal(self.now, idx, self.decks, inplace=True)
         self.legal = self.legal_mask()
 
 

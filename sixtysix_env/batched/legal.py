@@ -52,23 +52,23 @@ def legal_mask(s: BatchedState, final_over: torch.Tensor) -> torch.Tensor:
     return by_window.index_select(0, torch.add(s.cols, s.window, alpha=n))
 
 
-def check_actions(s: BatchedState, a: torch.Tensor, active: torch.Tensor | None) -> None:
-    """Raise ``ValueError`` naming the tables where ``a`` is not legal
-    (``active``: only those tables count)."""
+def check_actions(s: BatchedState, legal: torch.Tensor, a: torch.Tensor, active: torch.Tensor | None) -> None:
+    """Raise ``ValueError`` naming the tables where ``a`` is not in ``legal`` (the masks of
+    :func:`legal_mask`; ``active``: only those tables count)."""
     inside = (a >= 0) & (a < N_ACTIONS)
-    ok = inside & (((s.legal >> (a * inside)) & 1) == 1)
+    ok = inside & (((legal >> (a * inside)) & 1) == 1)
     if active is not None:
         ok |= ~active
     if bool(ok.all()):
         return
     bad = (~ok).nonzero().flatten().tolist()
     i = bad[0]
-    act, legal = int(a[i]), int(s.legal[i])
+    act, legal_i = int(a[i]), int(legal[i])
     try:
         what = f"{act} ({action_name(act)})"
     except ValueError:
         what = str(act)
-    names = ", ".join(f"{x} ({action_name(x)})" for x in actions_of(legal))
+    names = ", ".join(f"{x} ({action_name(x)})" for x in actions_of(legal_i))
     raise ValueError(
         f"illegal action at {len(bad)} table(s) {bad[:8]}; table {i}: {what} for "
         f"player_{int(s.to_act[i])} in the {WINDOW_NAMES[int(s.window[i])]} window; legal: {names}"

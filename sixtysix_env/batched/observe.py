@@ -185,33 +185,34 @@ def observe(
     seat))`` (``encode_full(state, seat)``) table by table. ``out`` (a
     contiguous float32 tensor of that shape) receives it without allocating:
     a fresh 5 MB tensor per step costs as much as the rest in page faults."""
-    ot = _tables(eng.device)
-    n, cols = eng.num_envs, eng.cols
-    to_act, window = eng.to_act, eng.window
-    me = to_act if seat is None else seat.to(device=eng.device, dtype=torch.int64)
+    s = eng.now  # the tables' tensors
+    ot = _tables(s.device)
+    n, cols = s.num_envs, s.cols
+    to_act, window = s.to_act, s.window
+    me = to_act if seat is None else seat.to(device=s.device, dtype=torch.int64)
     # the per-player fields of "me" and "opp", by one gather each from their stack
-    pairs = torch.stack((eng.hands, eng.known, eng.won, eng.played, eng.shown, eng.tricks, eng.match_scores,
-                         eng.scores(), eng.void)).view(-1)
+    pairs = torch.stack((s.hands, s.known, s.won, s.played, s.shown, s.tricks, s.match_scores,
+                         s.scores(), s.void)).view(-1)
     rows = ot.pair_rows * (2 * n)
     mine = pairs.index_select(0, (rows + torch.add(cols, me, alpha=n)).view(-1)).view(9, n)
-    theirs = pairs.index_select(0, (rows + torch.add(eng.cols_n, me, alpha=-n)).view(-1)).view(9, n)
+    theirs = pairs.index_select(0, (rows + torch.add(s.cols_n, me, alpha=-n)).view(-1)).view(9, n)
     hand, known_me, won_me, played_me, shown_me, tricks_me, match_me, score_me, _ = mine
     opp_hand, known_opp, won_opp, played_opp, shown_opp, tricks_opp, match_opp, score_opp, void_opp = theirs
-    stock = eng.stock
-    up = ot.up_bit.index_select(0, torch.add(eng.trump_card, stock > 0, alpha=N_CARDS))
+    stock = s.stock
+    up = ot.up_bit.index_select(0, torch.add(s.trump_card, stock > 0, alpha=N_CARDS))
     opp_known = known_opp & opp_hand
     opp_void = void_opp & ~(hand | played_me | played_opp | opp_known | up)
-    table = ot.lead_bit.index_select(0, eng.lead_card + 1)
-    closed = eng.closed_by >= 0
+    table = ot.lead_bit.index_select(0, s.lead_card + 1)
+    closed = s.closed_by >= 0
     key = (window + _KEY_OFFSET).add_(me, alpha=_STRIDE["me"]).add_(to_act, alpha=_STRIDE["to_act"])
-    key.add_(eng.dealer, alpha=_STRIDE["dealer"]).add_(eng.exchanged_by, alpha=_STRIDE["exchanged_by + 1"])
-    key.add_(eng.closed_by, alpha=_STRIDE["closed_by + 1"]).add_(eng.trump, alpha=_STRIDE["trump"])
-    key.add_(eng.closer_opp_tricks == 0, alpha=_STRIDE["closer_opp_tricks == 0"])
-    key.add_(eng.can_declare, alpha=_STRIDE["can_declare"])
-    key.add_(eng.marriage_suit, alpha=_STRIDE["marriage_suit + 1"])
+    key.add_(s.dealer, alpha=_STRIDE["dealer"]).add_(s.exchanged_by, alpha=_STRIDE["exchanged_by + 1"])
+    key.add_(s.closed_by, alpha=_STRIDE["closed_by + 1"]).add_(s.trump, alpha=_STRIDE["trump"])
+    key.add_(s.closer_opp_tricks == 0, alpha=_STRIDE["closer_opp_tricks == 0"])
+    key.add_(s.can_declare, alpha=_STRIDE["can_declare"])
+    key.add_(s.marriage_suit, alpha=_STRIDE["marriage_suit + 1"])
     flags = ot.flags.index_select(0, key) | (torch.add(shown_me, shown_opp, alpha=16) << _F_SHOWN_ME)
     legal = eng.legal if seat is None else eng.legal * ((flags >> _F_MY_TURN) & 1)
-    counts = torch.stack((stock, score_me, score_opp, tricks_me, tricks_opp, eng.closer_opp_tricks * closed,
+    counts = torch.stack((stock, score_me, score_opp, tricks_me, tricks_opp, s.closer_opp_tricks * closed,
                           match_me, match_opp), 1)
     buf = _buffers(eng, full)
     buf.per_table[:, 0] = counts.double() / ot.count_scale  # rounded to float32 as encode does
@@ -228,7 +229,7 @@ def observe(
         start = (TALON_SIZE - stock).unsqueeze(1)
         pos = ot.talon_pos
         in_talon = pos >= start  # face-down cards still in the talon (none once spent)
-        cards = eng.talon[: TALON_SIZE - 1].T
+        cards = s.talon[: TALON_SIZE - 1].T
         talon_set = ((ot.one << cards) * in_talon).sum(1)
         order = ot.order.index_select(0, (pos - start + 1).clamp(min=0).flatten()).view(n, TALON_SIZE - 1)
         buf.per_table[:, 1:].view(n, 24).zero_().scatter_(1, cards, order)

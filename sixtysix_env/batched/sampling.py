@@ -1,10 +1,46 @@
-"""Uniformly random legal actions for every table at once (:func:`random_actions`)."""
+"""The one masked sampler of the project (:func:`sample_masked`: a policy's logits over the legal
+actions, for every table at once, used by training on both engines and by the batched envs) and
+uniformly random legal actions (:func:`random_actions`)."""
 
 from __future__ import annotations
 
 import torch
 
 from .lookup import NOOP, normal_tensors
+
+
+class NonFiniteLogitsError(ValueError):
+    """A policy gave NaN or infinite logits for legal actions: nothing sensible can be sampled."""
+
+
+def sample_masked(
+    logits: torch.Tensor,
+    masks: torch.Tensor,
+    generator: torch.Generator | None = None,
+    greedy: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Actions drawn from softmax(logits) over the legal actions (the most
+    likely one with ``greedy``) and their log-probabilities.
+
+    Illegal logits go to the dtype's minimum, as in ``agents.nets.masked_logits``.
+    Sampling inverts the cumulative distribution with one uniform number per
+    row: several times faster on CPU than ``torch.multinomial``, and never an
+    illegal action (an action of probability 0 adds nothing to the cumulative sum).
+    A NaN or infinite logit of a legal action is a :class:`NonFiniteLogitsError`.
+    """
+    if bool((masks & ~torch.isfinite(logits)).any()):
+        rows = int((masks & ~torch.isfinite(logits)).any(1).sum())
+        raise NonFiniteLogitsError(f"the policy's logits hold NaN or infinite values for legal actions "
+                                   f"at {rows} of {logits.shape[0]} tables (non-finite weights or inputs)")
+    logits = torch.where(masks, logits, torch.finfo(logits.dtype).min)
+    logp = torch.log_softmax(logits, 1)
+    if greedy:
+        actions = logits.argmax(1)
+    else:
+        cdf = torch.softmax(logits, 1).cumsum(1)
+        u = 1.0 - torch.rand((logits.shape[0], 1), device=logits.device, dtype=cdf.dtype, generator=generator)
+        actions = (cdf < u * cdf[:, -1:]).sum(1).clamp(max=logits.shape[1] - 1)
+    return actions, logp.gather(1, actions.unsqueeze(1)).squeeze(1)
 
 
 def random_actions(legal: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:

@@ -11,43 +11,36 @@ import torch
 from ..actions import CONTINUE, DECLARE
 from ..engine import MATCH_TARGET
 from ..scoring import MARRIAGE_POINTS, REASONS, SCHNEIDER, TRUMP_MARRIAGE_POINTS, WIN_SCORE
-from .state import BatchedState
+from .state import BatchedState, result_fields
 
 (R_DECLARED, R_CLOSER_BEATEN, R_FALSE_DECLARATION, R_CLOSER_FAILED, R_LAST_TRICK, R_DRAWN) = range(6)
 assert REASONS == ("declared", "closer_beaten", "false_declaration", "closer_failed", "last_trick", "drawn")
 assert TRUMP_MARRIAGE_POINTS == 2 * MARRIAGE_POINTS
 
 
-def no_results(num_envs: int, device: torch.device) -> torch.Tensor:
-    """``(6, N)``: the result rows of :func:`end_deals` where no deal ended."""
-    rows = torch.tensor([-1, 0, -1, 0, 0, -1], dtype=torch.int64, device=device)
-    return rows.unsqueeze(1).repeat(1, num_envs)
-
-
 def end_deals(
     s: BatchedState, ended: torch.Tensor, idx: torch.Tensor, a: torch.Tensor, none_ended: torch.Tensor
-) -> None:
-    """Score the deals that just ended (``ended``; tables ``idx``, computed on
-    those columns only; ``a``: the step's actions; ``none_ended``: from
-    :func:`no_results`): deal results, rewards, match scores and match ends."""
+) -> BatchedState:
+    """``s`` with the deals that just ended scored (``ended``; tables ``idx``, computed on
+    those columns only; ``a``: the step's actions; ``none_ended``: the result rows of
+    ``state.no_results``): deal results, rewards, match scores and match ends."""
     n, k = s.num_envs, idx.numel()
     results = none_ended.clone()  # rows: winner, points, reason, score 0, score 1, match winner
-    s.rewards = torch.zeros((n, 2), dtype=torch.float32, device=s.device)
+    rewards = torch.zeros((n, 2), dtype=torch.float32, device=s.device)
+    match_scores = s.match_scores
     if k:
-        columns, signed = score(s, idx, a)
+        columns, signed, match_scores = score(s, idx, a)
         results.index_copy_(1, idx, columns)
-        s.rewards.index_copy_(0, idx, signed.T.float())
-    s.deal_done = ended
-    s.deal_winner, s.deal_points, s.deal_reason = results[0], results[1], results[2]
-    s.deal_scores = results[3:5].T
-    s.match_winner = results[5]
-    s.match_done = s.match_winner >= 0
+        rewards.index_copy_(0, idx, signed.T.float())
+    return s.replaced(match_scores=match_scores, rewards=rewards, deal_done=ended, **result_fields(results))
 
 
-def score(s: BatchedState, idx: torch.Tensor, a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def score(
+    s: BatchedState, idx: torch.Tensor, a: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """docs/rules.md section 4 for the finished deals at ``idx``: the ``(6, k)``
-    result rows of :func:`end_deals` and the ``(2, k)`` signed game points;
-    adds the game points to the match scores."""
+    result rows of :func:`end_deals`, the ``(2, k)`` signed game points, and the
+    ``(2, N)`` match scores with the game points added."""
     t, k = s.t, idx.numel()
     ka = a.index_select(0, idx)
     p = s.to_act.index_select(0, idx)  # the declarer (or the last trick's winner: unused)
@@ -79,10 +72,10 @@ def score(s: BatchedState, idx: torch.Tensor, a: torch.Tensor) -> tuple[torch.Te
     reason = torch.where(declare | final, reason, R_LAST_TRICK + drawn.long())
     signed = torch.stack((1 - 2 * winner, 2 * winner - 1)) * gp  # +gp winner, -gp loser
     match = s.match_scores.index_select(1, idx) + signed.clamp(min=0)
-    s.match_scores = s.match_scores.index_copy(1, idx, match)
+    match_scores = s.match_scores.index_copy(1, idx, match)
     if s.episode == "match":
         match_winner = torch.where((match >= MATCH_TARGET).any(0), winner, -1)
     else:
         match_winner = torch.full_like(winner, -1)
     deal_winner = torch.where(drawn, -1, winner)
-    return torch.stack((deal_winner, gp, reason, s0, s1, match_winner)), signed
+    return torch.stack((deal_winner, gp, reason, s0, s1, match_winner)), signed, match_scores

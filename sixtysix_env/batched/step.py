@@ -19,58 +19,62 @@ from .lookup import KIND_DRAW, KIND_FOLLOW, KIND_LEAD, N_CODES
 from .state import BatchedState
 
 
-def apply(s: BatchedState, a: torch.Tensor) -> None:
-    """Play ``a`` (``NOOP`` at tables that do not move): every field but the
-    deal results; a finished deal gets window OVER."""
-    t, n, cols = s.t, s.num_envs, s.cols
-    w, p = s.window, s.to_act
-    o = 1 - p
-    pi = torch.add(cols, p, alpha=n)  # flat index of the player to act in a (2, N) field
-    oi = torch.add(s.cols_n, p, alpha=-n)
-    mine = torch.stack((o, p))  # (2, N) one-hot of the player to act
+def apply(s: BatchedState, action: torch.Tensor) -> BatchedState:
+    """The state after ``action`` at every table (``NOOP`` at tables that do not move): every
+    field but the deal results; a finished deal gets window OVER."""
+    lut, n, cols = s.t, s.num_envs, s.cols
+    window, mover = s.window, s.to_act  # the window and the player who moves
+    other = 1 - mover
+    mover_idx = torch.add(cols, mover, alpha=n)  # flat index of the mover in a (2, N) field
+    other_idx = torch.add(s.cols_n, mover, alpha=-n)
+    mine = torch.stack((other, mover))  # (2, N) one-hot of the mover
     theirs = 1 - mine
     flat_hands = s.hands.view(-1)
-    hp = flat_hands.index_select(0, pi)
-    ho = flat_hands.index_select(0, oi)
+    mover_hand = flat_hands.index_select(0, mover_idx)
+    other_hand = flat_hands.index_select(0, other_idx)
     trump, trump_card, closed_by = s.trump, s.trump_card, s.closed_by
 
-    wa = torch.add(a, w, alpha=N_CODES)  # the (window, action) pair
-    kind = t.kind.index_select(0, wa)
+    window_action = torch.add(action, window, alpha=N_CODES)  # the (window, action) pair
+    kind = lut.kind.index_select(0, window_action)
     play_lead = kind == KIND_LEAD
     follow = kind == KIND_FOLLOW
     draw = kind == KIND_DRAW
-    exchange = a == EXCHANGE
-    close = a == CLOSE
-    m_suit = t.marriage_suit.index_select(0, a)  # -1 unless a marriage
+    exchange = action == EXCHANGE
+    close = action == CLOSE
+    m_suit = lut.marriage_suit.index_select(0, action)  # -1 unless a marriage
     marry = m_suit >= 0
-    f = follow.long()
-    d = draw.long()
-    tr = _trick(s, a, p, follow, f)
-    up, last_draw, draw_p, draw_o = _draws(s, draw, d)
+    follows = follow.long()  # 1 where a follow completes a trick (multiplies what it scores)
+    draws = draw.long()
+    trick = _trick(s, action, mover, follow, follows)
+    up, last_draw, mover_draws, other_draws = _draws(s, draw, draws)
 
     # exchange: the trump nine for the face-up card
-    e = exchange.long()
-    nine = t.nine.index_select(0, trump)
-    cb = t.card_bit.index_select(0, a)  # the card played, 0 for the other actions
-    hp = (hp ^ (cb | ((t.one << nine) | up) * e)) | draw_p
-    s.hands = mine * hp + theirs * (ho | draw_o)
-    s.played = s.played | mine * cb
-    s.void = s.void | mine * tr.void
-    s.won = s.won | tr.win * (cb | (t.one << tr.lead))
-    s.tricks = s.tricks + tr.win
-    s.shown = s.shown | mine * t.shown_action.index_select(0, a)
-    known_p = t.kq_action.index_select(0, a) | (up * e)
-    s.known = s.known | mine * known_p | theirs * last_draw
-    s.trump_card = torch.where(exchange, nine, trump_card)
-    s.exchanged_by = torch.where(exchange, p, s.exchanged_by)
-    s.stock = s.stock - 2 * d
-    opp_tricks = s.tricks.view(-1).index_select(0, oi)
-    s.closer_opp_tricks = torch.where(close, opp_tricks, s.closer_opp_tricks)
-    s.closed_by = torch.where(close, p, closed_by)
-    s.lead_card = torch.where(play_lead, a, torch.where(follow, -1, s.lead_card))
-    s.marriage_suit = torch.where(marry, m_suit, torch.where(play_lead, -1, s.marriage_suit))
-    s.can_declare = (s.can_declare | follow | marry) & ~play_lead
-    _next_turn(s, wa, p, follow, f, hp, closed_by, tr)
+    exchanges = exchange.long()
+    nine = lut.nine.index_select(0, trump)
+    card = lut.card_bit.index_select(0, action)  # the card played, 0 for the other actions
+    mover_hand = (mover_hand ^ (card | ((lut.one << nine) | up) * exchanges)) | mover_draws
+    tricks = s.tricks + trick.win
+    window, to_act, points = _next_turn(s, window_action, mover, follow, follows, mover_hand, closed_by,
+                                        trick)
+    known_by_mover = lut.kq_action.index_select(0, action) | (up * exchanges)
+    return s.replaced(
+        hands=mine * mover_hand + theirs * (other_hand | other_draws),
+        played=s.played | mine * card,
+        void=s.void | mine * trick.void,
+        won=s.won | trick.win * (card | (lut.one << trick.lead)),
+        tricks=tricks,
+        shown=s.shown | mine * lut.shown_action.index_select(0, action),
+        known=s.known | mine * known_by_mover | theirs * last_draw,
+        trump_card=torch.where(exchange, nine, trump_card),
+        exchanged_by=torch.where(exchange, mover, s.exchanged_by),
+        stock=s.stock - 2 * draws,
+        closer_opp_tricks=torch.where(close, tricks.view(-1).index_select(0, other_idx), s.closer_opp_tricks),
+        closed_by=torch.where(close, mover, closed_by),
+        lead_card=torch.where(play_lead, action, torch.where(follow, -1, s.lead_card)),
+        marriage_suit=torch.where(marry, m_suit, torch.where(play_lead, -1, s.marriage_suit)),
+        can_declare=(s.can_declare | follow | marry) & ~play_lead,
+        window=window, to_act=to_act, points=points,
+    )
 
 
 class Trick(NamedTuple):
@@ -84,54 +88,56 @@ class Trick(NamedTuple):
     void: torch.Tensor  # what the answer reveals the follower lacks (phase 2)
 
 
-def _trick(s: BatchedState, a: torch.Tensor, p: torch.Tensor, follow: torch.Tensor, f: torch.Tensor) -> Trick:
-    t = s.t
+def _trick(s: BatchedState, action: torch.Tensor, mover: torch.Tensor, follow: torch.Tensor,
+           follows: torch.Tensor) -> Trick:
+    """The trick that ``action`` completes where it is a follow (``follows``: 1 there, else 0)."""
+    lut = s.t
     lead = s.lead_card.clamp(min=0)
-    ltc = torch.add(s.trump, a.clamp(max=N_CARDS - 1), alpha=4).add_(lead, alpha=4 * N_CARDS)
-    winner = p ^ t.leader_wins.index_select(0, ltc)
-    win = torch.stack((1 - winner, winner)) * f  # one-hot of the trick's winner, 0 without a trick
+    ltc = torch.add(s.trump, action.clamp(max=N_CARDS - 1), alpha=4).add_(lead, alpha=4 * N_CARDS)
+    winner = mover ^ lut.leader_wins.index_select(0, ltc)
+    win = torch.stack((1 - winner, winner)) * follows  # one-hot of the trick's winner, 0 without a trick
     phase1 = (s.stock > 0) & (s.closed_by < 0)
-    void = t.void.index_select(0, ltc) * (follow & ~phase1)
+    void = lut.void.index_select(0, ltc) * (follow & ~phase1)
     return Trick(lead, ltc, winner, win, phase1, void)
 
 
 def _draws(
-    s: BatchedState, draw: torch.Tensor, d: torch.Tensor
+    s: BatchedState, draw: torch.Tensor, draws: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """Drawing (continue in the draw window): the winner draws first; at the
     last draw the loser takes the face-up card. Returns the face-up card's
     bit, the loser's face-up card (0 unless the last draw), and the cards the
     player to act and the other player draw (bits, 0 without a draw)."""
-    t, n, stock = s.t, s.num_envs, s.stock
+    lut, n, stock = s.t, s.num_envs, s.stock
     at = torch.add(s.cols, (TALON_SIZE - stock).clamp(max=TALON_SIZE - 2), alpha=n)
     flat_talon = s.talon.view(-1)
-    up = t.one << s.trump_card
+    up = lut.one << s.trump_card
     last_draw = torch.where(draw & (stock == 2), up, 0)
-    draw_p = t.bit.index_select(0, flat_talon.index_select(0, at)) * d
-    second = t.bit.index_select(0, flat_talon.index_select(0, at + n)) * d
-    draw_o = torch.where(last_draw != 0, last_draw, second)
-    return up, last_draw, draw_p, draw_o
+    mover_draws = lut.bit.index_select(0, flat_talon.index_select(0, at)) * draws
+    second = lut.bit.index_select(0, flat_talon.index_select(0, at + n)) * draws
+    other_draws = torch.where(last_draw != 0, last_draw, second)
+    return up, last_draw, mover_draws, other_draws
 
 
 def _next_turn(
     s: BatchedState,
-    wa: torch.Tensor,
-    p: torch.Tensor,
+    window_action: torch.Tensor,
+    mover: torch.Tensor,
     follow: torch.Tensor,
-    f: torch.Tensor,
-    hp: torch.Tensor,
+    follows: torch.Tensor,
+    mover_hand: torch.Tensor,
     closed_by: torch.Tensor,
-    tr: Trick,
-) -> None:
-    """The next window and player to act, and the trick's points (with the
-    last trick's bonus) to its winner. ``p``: the player who moved; ``hp``:
-    their hand after the move; ``closed_by`` as before it."""
-    t = s.t
+    trick: Trick,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The next window, the next player to act, and the points with the trick's (and the
+    last trick's bonus) to its winner. ``mover``: the player who moved; ``mover_hand``: their
+    hand after the move; ``closed_by`` as before it."""
+    lut = s.t
     after_trick = torch.where(
-        tr.phase1, DRAW, torch.where(hp != 0, LEAD, torch.where(closed_by >= 0, FINAL, OVER))
+        trick.phase1, DRAW, torch.where(mover_hand != 0, LEAD, torch.where(closed_by >= 0, FINAL, OVER))
     )
-    s.window = torch.where(follow, after_trick, t.next_window.index_select(0, wa))
-    s.to_act = torch.where(follow, tr.winner, p ^ t.switch.index_select(0, wa))
-    last_trick = (after_trick == OVER).long() * f
-    trick_points = t.trick_points.index_select(0, tr.ltc) + LAST_TRICK_BONUS * last_trick
-    s.points = s.points + tr.win * trick_points
+    window = torch.where(follow, after_trick, lut.next_window.index_select(0, window_action))
+    to_act = torch.where(follow, trick.winner, mover ^ lut.switch.index_select(0, window_action))
+    last_trick = (after_trick == OVER).long() * follows
+    trick_points = lut.trick_points.index_select(0, trick.ltc) + LAST_TRICK_BONUS * last_trick
+    return window, to_act, s.points + trick.win * trick_points

@@ -30,8 +30,8 @@ rollout copies them (``rollout.obs[t] = env.obs``); keep a ``.clone()`` of
 anything else you hold on to. The other attributes are new tensors each step.
 
 A deal's reward belongs to both players, not only to the one who made the
-last move: :func:`record_rewards` books it on each player's own latest
-transition (the torch twin of ``training.rollout.record_rewards``).
+last move: ``training.rollout.record_rewards`` books it on each player's own
+latest transition.
 
 :class:`SixtySixVectorEnv` is a ``gymnasium.vector.VectorEnv`` for one
 learner against a batched opponent (``"random"``, a policy network, or any
@@ -66,7 +66,7 @@ from ..observation import FULL_OBS_SIZE, OBS_HIGH, OBS_LOW, OBS_SIZE
 from .engine import EPISODES, BatchedEngine
 from .lookup import normal_tensors
 from .observe import masks_of, observe
-from .sampling import random_actions
+from .sampling import random_actions, sample_masked
 
 Opponent = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 REWARDS = ("game_points", "match")
@@ -122,65 +122,6 @@ class SelfPlayEnv:
         bootstrap the value of the player not to act."""
         seats = torch.as_tensor(seat, dtype=torch.int64, device=self.device).expand(self.num_envs)
         return observe(self.engine, seats, full=full)
-
-
-def record_rewards(
-    t: int,
-    seats: torch.Tensor,
-    learn: torch.Tensor,
-    deal_done: torch.Tensor,
-    step_rewards: torch.Tensor,
-    last_t: torch.Tensor,
-    rewards: torch.Tensor,
-    dones: torch.Tensor,
-) -> None:
-    """Book step ``t``'s outcome on the transitions of the players who earned it.
-
-    ``seats[n]`` acted at table n in step t (a trajectory step when
-    ``learn[n]``); ``last_t[n, p]`` (int64, ``(N, 2)``) is the step of player
-    p's latest pending transition at table n (-1: none) and is updated here.
-    When a deal ended (``deal_done``), each player's reward
-    ``step_rewards[n, p]`` is added to that player's own latest transition in
-    ``rewards`` (``(T, N)`` float) and ``dones`` (``(T, N)`` bool) marks it.
-    Vectorised, no host sync; the same contract as ``train.record_rewards``.
-    """
-    n = seats.shape[0]
-    cols = torch.arange(n, device=seats.device)
-    flat_last = last_t.view(-1)
-    slot = cols * 2 + seats
-    flat_last.index_copy_(0, slot, torch.where(learn, t, flat_last.index_select(0, slot)))
-    for p in (0, 1):
-        k = last_t[:, p]
-        ok = deal_done & (k >= 0)
-        at = k.clamp(min=0) * n + cols  # rows without a pending transition add 0 to step 0
-        rewards.view(-1).index_add_(0, at, step_rewards[:, p] * ok)
-        dones.view(-1).index_copy_(0, at, dones.view(-1).index_select(0, at) | ok)
-    last_t.masked_fill_(deal_done.unsqueeze(1), -1)
-
-
-def sample_masked(
-    logits: torch.Tensor,
-    masks: torch.Tensor,
-    generator: torch.Generator | None = None,
-    greedy: bool = False,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Actions drawn from softmax(logits) over the legal actions (the most
-    likely one with ``greedy``) and their log-probabilities.
-
-    Illegal logits go to the dtype's minimum, as in ``agents.nets.masked_logits``.
-    Sampling inverts the cumulative distribution with one uniform number per
-    row: several times faster on CPU than ``torch.multinomial``, and never an
-    illegal action (an action of probability 0 adds nothing to the cumulative sum).
-    """
-    logits = torch.where(masks, logits, torch.finfo(logits.dtype).min)
-    logp = torch.log_softmax(logits, 1)
-    if greedy:
-        actions = logits.argmax(1)
-    else:
-        cdf = torch.softmax(logits, 1).cumsum(1)
-        u = 1.0 - torch.rand((logits.shape[0], 1), device=logits.device, dtype=cdf.dtype, generator=generator)
-        actions = (cdf < u * cdf[:, -1:]).sum(1).clamp(max=logits.shape[1] - 1)
-    return actions, logp.gather(1, actions.unsqueeze(1)).squeeze(1)
 
 
 def policy_opponent(net: torch.nn.Module, *, greedy: bool = False,
@@ -374,6 +315,4 @@ __all__ = [
     "SelfPlayEnv",
     "SixtySixVectorEnv",
     "policy_opponent",
-    "record_rewards",
-    "sample_masked",
 ]

@@ -13,6 +13,7 @@ import torch
 
 from sixtysix_env.batched import check
 from sixtysix_env.batched import engine as batched_engine
+from sixtysix_env.batched.state import BatchedState
 from sixtysix_env.scoring import REASONS
 
 
@@ -27,12 +28,12 @@ def test_random_play_agrees_with_the_scalar_engine(episode: str, seed: int) -> N
 
 
 def test_the_check_finds_a_planted_difference(monkeypatch: pytest.MonkeyPatch) -> None:
-    scores = batched_engine.BatchedEngine.scores
+    scores = BatchedState.scores
 
-    def wrong(self: batched_engine.BatchedEngine) -> torch.Tensor:
+    def wrong(self: BatchedState) -> torch.Tensor:
         return scores(self) + (self.tricks == 5)
 
-    monkeypatch.setattr(batched_engine.BatchedEngine, "scores", wrong)
+    monkeypatch.setattr(BatchedState, "scores", wrong)
     with pytest.raises(AssertionError, match="observation of seat|differs"):
         check.differential(32, 4_000, 3)
 

@@ -1,21 +1,14 @@
-"""SelfPlayEnv, record_rewards and the Gymnasium SixtySixVectorEnv on the batched engine."""
+"""SelfPlayEnv, the masked sampler and the Gymnasium SixtySixVectorEnv on the batched engine."""
 
 from __future__ import annotations
 
 import gymnasium
-import numpy as np
 import pytest
 import torch
 
 from sixtysix_env.actions import N_ACTIONS
-from sixtysix_env.batched.sampling import random_actions
-from sixtysix_env.batched.vector import (
-    SelfPlayEnv,
-    SixtySixVectorEnv,
-    policy_opponent,
-    record_rewards,
-    sample_masked,
-)
+from sixtysix_env.batched.sampling import random_actions, sample_masked
+from sixtysix_env.batched.vector import SelfPlayEnv, SixtySixVectorEnv, policy_opponent
 from sixtysix_env.observation import FULL_OBS_SIZE, LEGAL, OBS_SIZE, WINDOW
 
 OVER_BIT = WINDOW + 5
@@ -43,35 +36,6 @@ def test_self_play_env_attributes(full_obs: bool) -> None:
     other = env.observe(1 - env.to_act)
     assert (other[:, LEGAL : LEGAL + 32] == 0).all()  # the player not to act has no legal actions
     assert total.sum() == 0
-
-
-def _train_record_rewards():
-    from training.rollout import record_rewards
-
-    return record_rewards
-
-
-def test_record_rewards_matches_train() -> None:
-    scalar = _train_record_rewards()
-    rng = np.random.default_rng(0)
-    T, N = 12, 40
-    np_last = np.full((N, 2), -1, np.int64)
-    np_rew = np.zeros((T, N), np.float32)
-    np_done = np.zeros((T, N), bool)
-    t_last = torch.full((N, 2), -1, dtype=torch.int64)
-    t_rew = torch.zeros((T, N))
-    t_done = torch.zeros((T, N), dtype=torch.bool)
-    for t in range(T):
-        seats = rng.integers(0, 2, N)
-        learn = rng.random(N) < 0.7
-        done = rng.random(N) < 0.3
-        g = rng.integers(1, 4, N)
-        step_rewards = np.stack([g, -g], 1).astype(np.float32) * done[:, None]
-        scalar(t, seats, learn, done, step_rewards, np_last, np_rew, np_done)
-        record_rewards(t, torch.from_numpy(seats), torch.from_numpy(learn), torch.from_numpy(done),
-                       torch.from_numpy(step_rewards), t_last, t_rew, t_done)
-        assert np.array_equal(t_last.numpy(), np_last)
-    assert np.array_equal(t_rew.numpy(), np_rew) and np.array_equal(t_done.numpy(), np_done)
 
 
 def test_sample_masked_only_picks_legal_actions() -> None:

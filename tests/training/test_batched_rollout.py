@@ -11,12 +11,11 @@ import torch
 
 from agents.checkpoint import load
 from agents.nets import PolicyNet
-from sixtysix_env.batched.vector import SelfPlayEnv
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
-from training.batched_rollout import collect_batched
 from training.config import Config, ConfigError, config_from_dict
 from training.opponents import Opponents
-from training.rollout import CARRY, Rollout
+from training.rollout import CARRY, Players, Rollout, collect
+from training.tables import BatchedTables
 
 SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke.yaml"
 BATCHED = ["engine=batched", "assist=none", "teacher="]
@@ -29,11 +28,12 @@ def rollouts(n: int, steps: int, drop_forced: bool = False, **weights: float) ->
     rng = np.random.default_rng(3)
     torch.manual_seed(3)
     policy, critic = PolicyNet(OBS_SIZE, [16]), PolicyNet(FULL_OBS_SIZE, [16])
-    env, opponents = SelfPlayEnv(16, 3, full_obs=True), Opponents(cfg, 16, rng)
+    tables, opponents = BatchedTables(16, 3, "match"), Opponents(cfg, 16, rng)
     buf = Rollout(steps, 16, FULL_OBS_SIZE)
     out = []
     for _ in range(n):
-        collect_batched(env, opponents, policy, lambda x: critic(x)[:, 0], policy, buf, rng, drop_forced)
+        collect(tables, opponents, Players(policy, lambda x: critic(x)[:, 0], policy), buf, rng,
+                drop_forced=drop_forced)
         copy = Rollout(steps, 16, FULL_OBS_SIZE)
         copy.__dict__.update({k: v.copy() for k, v in vars(buf).items()})
         out.append(copy)
@@ -75,9 +75,10 @@ def test_random_snapshot_and_bot_tables_learn_one_seat_only() -> None:
 ])
 def test_batched_engine_config_errors_name_the_key(train: ModuleType, tmp_path: Path, override: dict,
                                                     key: str) -> None:
-    cfg = config_from_dict({"engine": "batched", "run_dir": str(tmp_path), **override})
+    cfg = config_from_dict({"engine": "batched", "run_dir": str(tmp_path), "name": "x", **override})
     with pytest.raises(ConfigError, match=key):
-        train.start(cfg, tmp_path / "x", resume=False, overrides={})
+        train.train(cfg)
+    assert not (tmp_path / "x").exists()  # refused before the run folder is claimed
 
 
 def test_unknown_engine_and_bad_lr_floor_are_config_errors() -> None:

@@ -13,14 +13,12 @@ import torch
 
 from agents.nets import PolicyNet
 from sixtysix_env.actions import N_ACTIONS
-from sixtysix_env.batched.vector import SelfPlayEnv
 from sixtysix_env.observation import FULL_OBS_SIZE, LEGAL, MY_TURN, OBS_SIZE
-from sixtysix_env.vector import VectorEnv
 from training import rollout
-from training.batched_rollout import collect_batched
 from training.config import Config
 from training.gae import compute_gae
 from training.opponents import Opponents
+from training.tables import BatchedTables, ScalarTables
 
 
 class ProbeCritic(torch.nn.Module):
@@ -48,11 +46,13 @@ def collector(engine: str, steps: int, critic: torch.nn.Module, **weights: float
     torch.manual_seed(4)
     policy, opponents = PolicyNet(OBS_SIZE, [16]), Opponents(cfg, 4, rng)
     buf = rollout.Rollout(steps, 4, FULL_OBS_SIZE)
-    if engine == "batched":
-        env = SelfPlayEnv(4, 4, full_obs=True)
-        return (lambda: collect_batched(env, opponents, policy, critic, policy, buf, rng)), buf
-    venv = VectorEnv(4, seed=4, full_obs=True)
-    return (lambda: rollout.collect(venv, opponents, policy, critic, policy, buf, rng)), buf
+    tables = (BatchedTables if engine == "batched" else ScalarTables)(4, 4, "match")
+    players = rollout.Players(policy, critic, policy)
+
+    def collect() -> dict[str, list[float]]:
+        return rollout.collect(tables, opponents, players, buf, rng)
+
+    return collect, buf
 
 
 def _rollouts(steps: int, engine: str = "scalar", n: int = 5) -> list[tuple[rollout.Rollout, np.ndarray,

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def rows() -> dict[str, np.ndarray]:
-    return de.collect(str(DEFAULT_CHECKPOINT), seed=5, deals=40, explore=0.2, lines=4)
+    return de.phase_positions(str(DEFAULT_CHECKPOINT), seed=5, deals=40, explore=0.2, lines=4)
 
 
 def test_collect_labels_real_endgame_choices(rows: dict[str, np.ndarray]) -> None:
@@ -50,9 +50,9 @@ def test_collect_values_are_the_solver_values() -> None:
     # the same seed replays the same deal; find its endgame rows by hand
     checked = 0
     for seed in range(9, 40):
-        r = de.collect(str(DEFAULT_CHECKPOINT), seed=seed, deals=1, explore=0.0, lines=1)
+        r = de.phase_positions(str(DEFAULT_CHECKPOINT), seed=seed, deals=1, explore=0.0, lines=1)
         rng = random.Random(seed)
-        # collect plays the policy (not the endgame network the shipped file also has)
+        # phase_positions plays the policy (not the endgame network the shipped file also has)
         agent = PPOAgent(policy_from(load(DEFAULT_CHECKPOINT)), seed=seed,
                          greedy=False, assist="rules")
         scores = (rng.randrange(7), rng.randrange(7))
@@ -186,8 +186,8 @@ def test_closed_rows_are_labelled_with_the_solver_values_averaged_over_sampled_w
         assert (row[~legal] == 0).all()
         # a spent-talon label is the true state's values, whatever the worlds
         assert s.stock > 0 and not de.is_phase_row(v, "spent")
-    # collect keeps only closed-talon rows, with labels within one deal's game points
-    r = de.collect(str(DEFAULT_CHECKPOINT), seed=3, deals=30, explore=0.3, lines=2, phase="closed",
+    # phase_positions keeps only closed-talon rows, with labels within one deal's game points
+    r = de.phase_positions(str(DEFAULT_CHECKPOINT), seed=3, deals=30, explore=0.3, lines=2, phase="closed",
                    worlds=2)
     assert len(r["obs"]) > 10
     assert (r["obs"][:, 304] > 0).all()  # cards left in the talon

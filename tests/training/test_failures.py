@@ -214,7 +214,8 @@ def test_a_resumed_run_keeps_the_best_checkpoint_it_cannot_beat(train: ModuleTyp
     folder = tmp_path / "smoke"
     best = load(folder / "last.pt")
     save_atomic({**best, "best": 0.75}, folder / "best.pt")
-    run = train.start(config_from_dict({"name": "smoke", "run_dir": str(tmp_path)}), folder, True, {})
+    ckpt, cfg = train.resume_from(folder / "last.pt", {})
+    run = train.start(cfg, folder, ckpt)
     assert run.best == 0.75 and run.saved_step == 512
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from agents.nets import masked_distribution, masked_logits
-from training.ppo import sample_actions
+from sixtysix_env.batched.sampling import sample_masked
 
 
 def random_masks(rng: np.random.Generator, n: int) -> torch.Tensor:
@@ -22,7 +22,7 @@ def test_sampling_never_picks_an_illegal_action() -> None:
     # Logits that strongly prefer the illegal actions: masking must still win.
     logits = torch.where(masks, torch.zeros(()), torch.full((), 1e4)).float()
     for _ in range(20):
-        actions, logp = sample_actions(logits, masks)
+        actions, logp = sample_masked(logits, masks)
         assert masks[torch.arange(256), actions].all()
         assert torch.isfinite(logp).all()
 

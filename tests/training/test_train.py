@@ -26,7 +26,8 @@ from sixtysix_env.vector import VectorEnv
 from training.config import Config, ConfigError, config_from_dict, help_text, load_config, parse_overrides
 from training.opponents import KINDS, Opponents
 from training.ppo import value_distill_loss
-from training.rollout import CARRY, Rollout, collect, record_rewards
+from training.rollout import CARRY, Players, Rollout, collect, record_rewards
+from training.tables import ScalarTables
 from training.teacher import Teacher
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -139,11 +140,11 @@ def self_play(steps: int, seed: int) -> tuple[Opponents, PolicyNet, ValueNet, Ro
 def test_collect_attributes_every_deal_to_both_seats() -> None:
     """Replay a real rollout: each ended deal's outcome sits on each seat's last decision."""
     opponents, policy, critic, buf, rng = self_play(120, seed=0)
-    venv = VectorEnv(4, seed=0, full_obs=True)
+    tables = ScalarTables(4, 0, "match")
     # Independent replay: re-run the same tables with the recorded actions and book results by hand.
     replay = VectorEnv(4, seed=0)
     torch.manual_seed(0)
-    deal_rewards = collect(venv, opponents, policy, critic, policy, buf, rng)
+    deal_rewards = collect(tables, opponents, Players(policy, critic, policy), buf, rng)
     assert not buf.learn[:CARRY].any()  # a first rollout carries nothing over
     expected = np.zeros((120, 4), np.float32)
     expected_done = np.zeros((120, 4), bool)
@@ -173,12 +174,12 @@ def test_assist_and_value_teacher_in_collect(mode: str) -> None:
     """Obvious moves and (``full``), with the talon spent, the solver play the policy's seats (not
     learner steps); deals still pay the seats' last learner rows; the teacher labels learner rows only."""
     opponents, policy, critic, buf, rng = self_play(150, seed=1)
-    venv = VectorEnv(4, seed=3, full_obs=True)
+    tables = ScalarTables(4, 3, "match")
     with torch.no_grad():  # never close or declare, so talons run out
         policy.net[-1].bias[[CLOSE, DECLARE]] = -50.0
     teacher = Teacher("pimc-values", seed=0, frac=1.0)
     torch.manual_seed(1)
-    collect(venv, opponents, policy, critic, policy, buf, rng, teacher, mode)
+    collect(tables, opponents, Players(policy, critic, policy), buf, rng, teacher, mode)
     replay = VectorEnv(4, seed=3)
     solved = paid = obvious_seen = 0
     last_learn: dict[tuple[int, int], int] = {}
@@ -217,13 +218,13 @@ def test_assist_and_value_teacher_in_collect(mode: str) -> None:
 def test_teacher_workers_give_the_same_labels(spec: str) -> None:
     bufs = []
     for workers in (0, 1):
-        venv = VectorEnv(6, seed=2)
+        tables = ScalarTables(6, 2, "match")
         buf = Rollout(12, 6, FULL_OBS_SIZE)
         teacher = Teacher(spec, seed=5, frac=0.7, workers=workers)
         try:
             for t in range(12):
-                teacher.label(t, list(range(6)), venv)
-                venv.step([int(np.flatnonzero(m)[0]) for m in venv.masks])
+                teacher.label(t, list(range(6)), tables)
+                tables.env.step([int(np.flatnonzero(m)[0]) for m in tables.env.masks])
             teacher.finish(buf.labelled, buf.teacher, buf.teacher_values)
         finally:
             teacher.close()
