@@ -21,7 +21,12 @@ A dict: ``'observation'`` is the observing player's information set as a
 float32 vector of ``OBS_SIZE`` = 312, relative to that player ("me"/"opp"),
 laid out in the index table of :mod:`sixtysix_env.observation`;
 ``'action_mask'`` is an int8 vector of 32 with 1 for legal actions, all zeros
-for the player not to act and after the end. With ``perfect_information=True``
+for the player not to act. Once the episode is over every agent's mask holds
+one placeholder action, ``CONTINUE`` (31), never all zeros: samplers that
+draw from the mask of the agent in ``agent_selection`` (TorchRL's
+``PettingZooWrapper`` and ``rand_action``, a ``MaskedCategorical``) can act
+on the final observation. The placeholder is never stepped: as in every
+PettingZoo env, a terminated agent's only action is ``None``. With ``perfect_information=True``
 a third key ``'full_observation'`` (``FULL_OBS_SIZE`` = 384) adds the
 opponent's hand and the talon order: for training critics only.
 
@@ -108,7 +113,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .actions import N_ACTIONS, IllegalActionError, describe_action
+from .actions import CONTINUE, N_ACTIONS, IllegalActionError, describe_action
 from .cards import cards_of
 from .deals import deal, fixed_deal, next_deal
 from .engine import PLAYER_IDS, State
@@ -306,6 +311,8 @@ class raw_env(AECEnv):
         state = self._state()
         p = self._player(agent)
         obs, mask = encode_with_mask(view(state, p))
+        if self.terminations.get(PLAYER_IDS[p], True):  # a finished episode: the placeholder
+            mask[CONTINUE] = 1
         out = {"observation": obs, "action_mask": mask}
         if self.perfect_information:
             out["full_observation"] = encode_full(state, p)

@@ -12,9 +12,10 @@ an opponent plays the other seat inside :meth:`SixtySixGymEnv.step`, so each
 given by :meth:`SixtySixGymEnv.action_masks` (the sb3-contrib convention),
 ``info["action_mask"]`` (int8, 32) and, with ``mask_in_obs=True``, the
 observation's ``"action_mask"``. Once the episode is over the mask holds
-one placeholder action, ``CONTINUE`` (31), never all zeros, so a masked
-sampler can act on the final observation of a vector env's default
-(next-step) autoreset; that action is never stepped (the vector env resets).
+one placeholder action, ``CONTINUE`` (31), never all zeros (the AEC env's
+convention), so a masked sampler can act on the final observation of a vector
+env's default (next-step) autoreset; that action is never stepped (the vector
+env resets).
 
 ## Observation Space
 
@@ -126,7 +127,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
-from .actions import CONTINUE, N_ACTIONS, IllegalActionError, check_action, describe_action, random_action
+from .actions import N_ACTIONS, IllegalActionError, check_action, describe_action, random_action
 from .aec import raw_env
 from .engine import PLAYER_IDS, WINDOW_NAMES
 from .infos import DEAL_KEYS
@@ -412,9 +413,7 @@ class SixtySixGymEnv(gymnasium.Env):
 
     def _obs_dict(self) -> dict[str, np.ndarray]:
         if self._obs is None:
-            self._obs = obs = self.aec_env.observe(self.learner)
-            if not obs["action_mask"].any():  # the episode is over: the placeholder action
-                obs["action_mask"][CONTINUE] = 1
+            self._obs = self.aec_env.observe(self.learner)  # a finished episode's mask: CONTINUE
         return self._obs
 
     def _observation(self) -> Any:

@@ -190,7 +190,11 @@ def test_windows_and_masks_and_false_declaration():
     }
     assert info["match_score"] == {P0: 0, P1: 2} and e.infos[P1] == info
     obs, reward, term, trunc, _ = e.last()
-    assert (reward, term, trunc) == (-2.0, True, False) and obs["action_mask"].sum() == 0
+    assert (reward, term, trunc) == (-2.0, True, False)
+    assert obs["action_mask"].tolist() == [0] * 31 + [1]  # the placeholder CONTINUE, never all zeros
+    assert e.observe(P1)["action_mask"].tolist() == [0] * 31 + [1]
+    with pytest.raises(ValueError, match="None"):  # the placeholder is never stepped
+        e.step(CONTINUE)
     e.step(None)
     assert e.agent_selection == P1 and e.last()[1] == 2.0
     e.step(None)
