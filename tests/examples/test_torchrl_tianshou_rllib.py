@@ -9,12 +9,16 @@ its library cannot be imported by that interpreter.
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.examples.checks import assert_compared
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,8 +42,7 @@ def run_example(python: str, script: str, *args: str) -> str:
 
 def assert_trained_and_evaluated(out: str) -> None:
     assert "train steps" in out
-    for opponent in ("random", "heuristic"):
-        assert f"vs {opponent}: win rate" in out
+    assert_compared(out)
 
 
 @pytest.mark.slow
@@ -90,6 +93,10 @@ def test_rllib_ppo_smoke():
     out = run_example(python, "rllib_ppo.py", "--total-steps", "300", "--batch", "256", "--env-runners", "1",
                       "--envs-per-runner", "4", "--eval-games", "2")
     assert_trained_and_evaluated(out)
+    returns = [(float(a), float(b)) for a, b in re.findall(r"return player_0 (\S+) player_1 (\S+)", out)]
+    finite = [(a, b) for a, b in returns if math.isfinite(a)]
+    assert finite and any(a != 0 for a, _ in finite), out[-2000:]  # each seat's, not the zero-sum total
+    assert all(abs(a + b) < 1e-6 for a, b in finite), returns  # one table: the two seats of the same deals
 
 
 def test_rllib_adapter_plays_whole_episodes():
