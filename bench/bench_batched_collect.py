@@ -26,6 +26,7 @@ import torch
 
 from agents.nets import PolicyNet, ValueNet
 from sixtysix_env.actions import N_ACTIONS
+from sixtysix_env.batched.observe import observe
 from sixtysix_env.batched.vector import SelfPlayEnv, record_rewards, sample_masked
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 
@@ -68,7 +69,8 @@ def collect(env: SelfPlayEnv, policy: PolicyNet, critic: ValueNet, buf: Rollout)
             env.step(actions)
             record_rewards(t, buf.seats[t], buf.learn[t], env.deal_done, env.rewards, buf.last_t,
                            buf.rewards, buf.dones)
-        return torch.stack([critic(env.observe(p, full=True)) for p in (0, 1)], 1)
+        seats = [torch.full_like(env.to_act, p) for p in (0, 1)]
+        return torch.stack([critic(observe(env.engine, seat, full=True)) for seat in seats], 1)
 
 
 def main() -> None:

@@ -128,12 +128,6 @@ class SelfPlayEnv:
         self.match_done = eng.match_done
         self.match_winner = eng.match_winner
 
-    def observe(self, seat: torch.Tensor | int, *, full: bool = False) -> torch.Tensor:
-        """Observations of ``seat`` (one per table, or one for all), e.g. to
-        bootstrap the value of the player not to act."""
-        seats = torch.as_tensor(seat, dtype=torch.int64, device=self.device).expand(self.num_envs)
-        return observe(self.engine, seats, full=full)
-
 
 def record_rewards(
     t: int,
@@ -153,7 +147,7 @@ def record_rewards(
     When a deal ended (``deal_done``), each player's reward
     ``step_rewards[n, p]`` is added to that player's own latest transition in
     ``rewards`` (``(T, N)`` float) and ``dones`` (``(T, N)`` bool) marks it.
-    Vectorised, no host sync; the same contract as ``train.record_rewards``.
+    Vectorised, no host sync; the same contract as ``training.rollout.record_rewards``.
     """
     n = seats.shape[0]
     cols = torch.arange(n, device=seats.device)

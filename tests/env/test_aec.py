@@ -427,11 +427,19 @@ def test_pettingzoo_render_test():
     render_test(lambda render_mode=None: env(render_mode=render_mode))
 
 
+def test_env_is_pettingzoos_own_order_enforcing_wrapper():
+    """No subclass re-implementing the wrapper's private protocol: PettingZoo's wrapper as shipped."""
+    e = env()
+    assert type(e) is pettingzoo.utils.wrappers.OrderEnforcingWrapper and isinstance(e.unwrapped, raw_env)
+    e.reset(seed=1)
+    assert e.agents == ["player_0", "player_1"] and e.agent_selection in e.agents
+
+
 def test_order_enforcing_before_reset():
     e = env()
     with pytest.raises(AssertionError, match="before step"):
         e.step(0)
-    with pytest.raises(AssertionError, match="before observe"):
+    with pytest.raises(AttributeError, match="before reset"):  # PettingZoo's own wrapper and message
         e.last()
     with pytest.raises(AttributeError):
         e.agent_selection  # noqa: B018
