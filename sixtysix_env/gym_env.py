@@ -70,9 +70,9 @@ The same keys with plain ``int`` values on every ``reset`` and ``step``
 the opponent's moves included), ``deal_winner`` (seat, -1), ``deal_points``,
 ``reason_code``, ``deal_score_0/1``, ``deals_done``, ``match_score_0/1``,
 ``illegal``, plus ``seat`` (the learner's, 0/1) and ``action_mask``.
-``last_deal_result`` is the rich result of the last finished deal;
-``info_mode="rich"`` adds the AEC env's nested keys (and ``seat`` is then the
-agent name, as before 1.1).
+``seat`` is an ``int`` in every mode. ``last_deal_result`` is the rich result
+of the last finished deal; ``info_mode="rich"`` adds the AEC env's nested keys
+and ``learner`` (the learner's agent name, ``"player_0"``/``"player_1"``).
 
 ## Rendering
 
@@ -239,8 +239,9 @@ class SixtySixGymEnv(gymnasium.Env):
         self._opponent_takes_view = True  # act(view) (an Agent), else a callable on the observation dict
         self.learner = PLAYER_IDS[0]
         self._obs: dict[str, np.ndarray] | None = None
-        # Why step() refuses to play (None while an episode is in play), and the opponent's error.
-        self._stopped: str | None = "no episode has started"
+        # Whether step() may play; if not, why (for its error) and the opponent's error, if any.
+        self._in_play = False
+        self._stop_reason = "no episode has started"
         self._failure: BaseException | None = None
         self._ended: dict[str, int] | None = None  # the deal keys of a deal that ended in this step
 
@@ -285,7 +286,7 @@ class SixtySixGymEnv(gymnasium.Env):
 
     def _fail(self, error: OpponentError) -> OpponentError:
         """Record the opponent's failure: ``step`` refuses to play until ``reset``."""
-        self._stopped = str(error)
+        self._stop(str(error))
         self._failure = error
         return error
 
@@ -312,7 +313,8 @@ class SixtySixGymEnv(gymnasium.Env):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
-        self._stopped, self._failure = "reset() did not finish", None
+        self._stop("reset() did not finish")
+        self._failure = None
         self._ended = None
         if self.opponent is None:
             self._make_opponent()
@@ -326,7 +328,7 @@ class SixtySixGymEnv(gymnasium.Env):
             self._ask_opponent(self.opponent.reset, opp_seed)
         self.aec_env.reset(seed=match_seed, options=options)
         self._play_opponent()
-        assert self._stopped is None, "the learner always acts before an episode can end"
+        assert self._in_play, "the learner always acts before an episode can end"
         self._render_human()
         return self._observation(), self._info()
 
@@ -337,7 +339,7 @@ class SixtySixGymEnv(gymnasium.Env):
         try:
             a = env.game_state.check_action(action)  # type: ignore[union-attr]
         except IllegalActionError:
-            self._stopped = f"the episode ended with the learner's illegal action {describe_action(action)}"
+            self._stop(f"the episode ended with the learner's illegal action {describe_action(action)}")
             self._obs = None  # fresh arrays: callers may keep the previous ones
             info = self._info()
             info["illegal"] = 1
@@ -348,7 +350,7 @@ class SixtySixGymEnv(gymnasium.Env):
         self._inner_step(a)
         reward = float(env.rewards[self.learner])
         reward += self._play_opponent()
-        terminated = self._stopped is not None
+        terminated = not self._in_play
         self._render_human()
         return self._observation(), reward, terminated, False, self._info()
 
@@ -379,9 +381,14 @@ class SixtySixGymEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
 
+    def _stop(self, reason: str) -> None:
+        """No more play until ``reset``; ``step`` then raises :class:`ResetNeededError` with ``reason``."""
+        self._in_play = False
+        self._stop_reason = reason
+
     def _check_learners_turn(self) -> None:
-        if self._stopped is not None:
-            raise ResetNeededError(f"{self._stopped}; call reset()") from self._failure
+        if not self._in_play:
+            raise ResetNeededError(f"{self._stop_reason}; call reset()") from self._failure
         to_act = self.aec_env.agent_selection
         if to_act != self.learner:
             raise ProtocolError(
@@ -391,16 +398,19 @@ class SixtySixGymEnv(gymnasium.Env):
 
     def _play_opponent(self) -> float:
         """Let the opponent act until it is the learner's turn or the episode ends;
-        the learner's reward meanwhile. Sets ``_stopped`` when the episode is over."""
+        the learner's reward meanwhile. Stops play (:meth:`_stop`) when the episode is over."""
         env = self.aec_env
         reward = 0.0
         opp = PLAYER_IDS[1 - PLAYER_IDS.index(self.learner)]
-        self._stopped = "the opponent's move did not finish"  # stays if anything escapes
+        self._stop("the opponent's move did not finish")  # stays if anything escapes
         while not env.terminations[opp] and env.agent_selection == opp:
             self._inner_step(self._opponent_action(opp))
             reward += float(env.rewards[self.learner])
         self._obs = None
-        self._stopped = "the episode is over" if env.terminations[self.learner] else None
+        if env.terminations[self.learner]:
+            self._stop("the episode is over")
+        else:
+            self._in_play = True
         return reward
 
     def _inner_step(self, action: int) -> None:
@@ -427,8 +437,9 @@ class SixtySixGymEnv(gymnasium.Env):
         if self._ended is not None:
             info.update(self._ended)
         info["action_mask"] = self._obs_dict()["action_mask"]
-        rich = self.aec_env.info_mode == "rich"
-        info["seat"] = self.learner if rich else PLAYER_IDS.index(self.learner)
+        info["seat"] = PLAYER_IDS.index(self.learner)
+        if self.aec_env.info_mode == "rich":
+            info["learner"] = self.learner
         return info
 
 
