@@ -87,10 +87,10 @@ def deal(
     match_scores: Sequence[int] = (0, 0),
 ) -> State:
     """Shuffle and deal one deal. ``dealer`` None: chosen at random."""
-    rng = make_rng(rng)
-    dealer = (1 if rng.random() < 0.5 else 0) if dealer is None else _check_dealer(dealer)
+    gen = make_rng(rng)
+    dealer = (1 if gen.random() < 0.5 else 0) if dealer is None else _check_dealer(dealer)
     cards = list(range(N_CARDS))
-    rng.shuffle(cards)
+    gen.shuffle(cards)
     if type(cards[0]) is not int:  # an RNG that swapped in its own integer type
         cards = [int(c) for c in cards]
     return new_state((cards[0:6], cards[6:12]), cards[12:24], dealer, _check_match_scores(match_scores))

@@ -249,8 +249,9 @@ class SixtySixGymEnv(gymnasium.Env):
         box = spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
         if self._obs_keys == ("observation",):
             return box
-        parts = {"observation": box, "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
-                 "full_observation": spaces.Box(FULL_OBS_LOW, FULL_OBS_HIGH, dtype=np.float32)}
+        parts: dict[str, spaces.Space] = {
+            "observation": box, "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
+            "full_observation": spaces.Box(FULL_OBS_LOW, FULL_OBS_HIGH, dtype=np.float32)}
         return spaces.Dict({k: parts[k] for k in self._obs_keys})
 
     # ------------------------------------------------------------- opponent
@@ -433,7 +434,7 @@ class SixtySixGymEnv(gymnasium.Env):
         return {k: obs[k] for k in self._obs_keys}
 
     def _info(self) -> dict[str, Any]:
-        info = copy.deepcopy(self.aec_env.infos[self.learner])  # fresh data on every call
+        info: dict[str, Any] = copy.deepcopy(self.aec_env.infos[self.learner])  # fresh data on every call
         if self._ended is not None:
             info.update(self._ended)
         info["action_mask"] = self._obs_dict()["action_mask"]

@@ -21,6 +21,7 @@ from typing import Any
 
 from .cards import cards_of
 from .engine import OVER, State
+from .engine import talon_phase as phase_of
 from .seeding import make_rng
 
 _FIELDS = (
@@ -124,7 +125,7 @@ class PlayerView:
 
     # The talon's phase, by the engine's own rule (a view carries ``stock`` and ``closed_by`` too).
     talon_open = State.talon_open
-    talon_phase = State.talon_phase
+    talon_phase = property(phase_of, doc=phase_of.__doc__)
 
     @property
     def is_over(self) -> bool:
@@ -217,7 +218,7 @@ def sample_state(
     hand-made, contradictory view, or beliefs that leave the opponent too
     few cards).
     """
-    rng = make_rng(rng)
+    gen = make_rng(rng)
     me = v.player
     opp = 1 - me
     n_unseen = v.unseen.bit_count()
@@ -225,12 +226,12 @@ def sample_state(
     allowed = cards_of(v.unseen & ~v.opp_void & ~opp_lacks)
     if k < 0 or len(allowed) < k or n_unseen - k != v.talon_hidden:
         raise ValueError(f"no world is consistent with this view: {v!r}")
-    picked = _pick(rng, allowed, k)
+    picked = _pick(gen, allowed, k)
     opp_hand = v.opp_known
     for c in picked:
         opp_hand |= 1 << c
     rest = cards_of(v.unseen & ~opp_hand)
-    rng.shuffle(rest)
+    gen.shuffle(rest)
     s = State.__new__(State)
     hands = [0, 0]
     hands[me] = v.hand

@@ -140,6 +140,7 @@ class VectorEnv:
             if s.window == OVER:
                 self.deal_done[i] = True
                 res = s.result
+                assert res is not None  # a deal in the OVER window has its result
                 if res.winner is not None:
                     rewards[i, res.winner] = res.game_points
                     rewards[i, 1 - res.winner] = -res.game_points
@@ -147,7 +148,9 @@ class VectorEnv:
                     states[i] = deal(self.rng)
                 elif s.match_over:
                     self.match_done[i] = True
-                    self.match_winner[i] = s.match_winner
+                    winner = s.match_winner
+                    assert winner is not None  # the match is over
+                    self.match_winner[i] = winner
                     states[i] = deal(self.rng)
                 else:
                     states[i] = next_deal(s, self.rng)
