@@ -333,7 +333,7 @@ class raw_env(AECEnv):
         self._deal_index += 1
         self.game_state = next_deal(state, deal_rng(self._seed, self._deal_index))
 
-    def _illegal(self, agent: str, action: Any) -> None:
+    def _illegal(self, agent: str, action: object) -> None:
         """``illegal_action="lose"``: the episode ends, the offender pays the penalty."""
         self._cumulative_rewards[agent] = 0.0
         other = PLAYER_IDS[1 - self._index[agent]]

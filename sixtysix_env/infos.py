@@ -90,7 +90,7 @@ def rich_info(state: State, result: DealResult, deal: int) -> dict[str, Any]:
     }
 
 
-def check_info_mode(info_mode: Any) -> None:
+def check_info_mode(info_mode: object) -> None:
     """``ValueError`` unless ``info_mode`` is one of :data:`INFO_MODES`."""
     if info_mode not in INFO_MODES:
         raise ValueError(f"info_mode must be one of {list(INFO_MODES)}, got {info_mode!r}")
