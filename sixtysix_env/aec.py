@@ -350,7 +350,7 @@ class raw_env(AECEnv):
         that ``state`` just finished, if any."""
         state = self._state() if state is None else state
         done = self._deal_index + (ended is not None)
-        self.infos: dict[str, dict[str, Any]] = {a: dict(flat_info(state, ended, done)) for a in PLAYER_IDS}
+        self.infos: dict[str, dict[str, Any]] = {a: flat_info(state, ended, done) for a in PLAYER_IDS}
         if self._rich:
             for a in PLAYER_IDS:
                 self.infos[a].update(copy.deepcopy(self._rich))
