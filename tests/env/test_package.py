@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-RULES = ("cards", "actions", "engine", "deals", "scoring", "seeding", "knowledge")
+RULES = ("cards", "actions", "engine", "deals", "scoring", "seeding", "knowledge", "episodes")
 
 
 def run_python(code: str, *flags: str) -> str:
