@@ -6,19 +6,21 @@
 ``{"observation", "action_mask"}``; the same-step autoreset returns the next
 deal's first observation (and mask) at once. The masked distribution and GAE
 are the project's tested functions (``agents.nets``, ``training.gae``). At
-the end the greedy policy plays the arena (examples/policy_bot.py).
+the end the greedy policy and its untrained copy play the same duplicate
+deals in the arena (examples/policy_bot.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import time
 from dataclasses import dataclass, fields
 
 import gymnasium
 import numpy as np
 import torch
-from policy_bot import PolicyBot, evaluate
+from policy_bot import evaluate
 from torch import nn
 from tqdm import tqdm
 
@@ -49,8 +51,8 @@ class Args:
     """PPO ratio clip"""
     ent_coef: float = 0.01
     """entropy bonus"""
-    eval_games: int = 200
-    """arena matches per opponent (0: skip)"""
+    eval_games: int = 1000
+    """arena deals per opponent (0: skip)"""
     seed: int = 0
     """seed of the envs and the network"""
 
@@ -123,6 +125,7 @@ def main() -> None:
         vector_kwargs={"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP},
     )
     agent = Agent()
+    untrained = copy.deepcopy(agent)
     opt = torch.optim.Adam(agent.parameters(), lr=args.lr)
     obs, _ = envs.reset(seed=args.seed)
     start, steps = time.perf_counter(), 0
@@ -137,14 +140,17 @@ def main() -> None:
     took = time.perf_counter() - start
     print(f"trained {steps} steps in {took / 60:.1f} min ({steps / took:.0f} steps/s)")
 
-    def policy(o: np.ndarray, mask: np.ndarray) -> int:
-        with torch.no_grad():
-            logits = agent(torch.from_numpy(o))[0]
-        legal = torch.from_numpy(mask.astype(bool))[None]
-        return int(masked_distribution(logits[None], legal).probs.argmax())
+    def greedy(net: Agent):  # noqa: ANN202 - the network as policy_bot's policy(obs, mask)
+        def policy(o: np.ndarray, mask: np.ndarray) -> int:
+            with torch.no_grad():
+                logits = net(torch.from_numpy(o))[0]
+            legal = torch.from_numpy(mask.astype(bool))[None]
+            return int(masked_distribution(logits[None], legal).probs.argmax())
+
+        return policy
 
     if args.eval_games:
-        evaluate(PolicyBot(policy), args.eval_games, unit="match", seed=args.seed)
+        evaluate(greedy(agent), greedy(untrained), args.eval_games, name="cleanrl-ppo")
 
 
 if __name__ == "__main__":

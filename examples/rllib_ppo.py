@@ -10,12 +10,16 @@ steps ``--envs-per-runner`` one-table envs (one batched forward per vector
 step; ``--tables N``: ``SixtySixTablesEnv`` of N tables, a move at every table
 per env step). Progress is printed in moves. Ray runs on
 this machine, bound to 127.0.0.1 (``--address`` joins a cluster instead),
-and is shut down at the end. The trained module plays ``random`` and
-``heuristic`` in the arena as a bot (:mod:`policy_bot`).
+and is shut down at the end. The printed return is each seat's mean return per
+episode (``player_0`` / ``player_1``; the shared module's own return sums both
+seats of a zero-sum game, always 0). The trained module and its untrained copy
+then play the same duplicate deals against ``random`` and ``heuristic`` in the
+arena (:mod:`policy_bot`).
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import time
@@ -31,7 +35,7 @@ from sixtysix_env.rllib import MODULE_ID, rllib_config
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import policy_bot  # noqa: E402
-from policy_bot import PolicyBot, evaluate  # noqa: E402
+from policy_bot import evaluate  # noqa: E402
 
 
 @dataclass
@@ -53,8 +57,8 @@ class Args:
     """Adam learning rate."""
     episode: str = "deal"
     """An episode is a ``deal`` (rewards: game points) or a ``match`` to 7."""
-    eval_games: int = 200
-    """Arena games against each of random and heuristic at the end (0: none)."""
+    eval_games: int = 1000
+    """Arena deals against each of random and heuristic at the end (0: none)."""
     seed: int = 0
     """Seed of RLlib and of the envs."""
     address: str | None = None
@@ -80,10 +84,21 @@ def train(algo, args: Args) -> None:  # noqa: ANN001
         result = algo.train()
         runners = result.get("env_runners", {})
         steps = int(runners.get("num_module_steps_sampled_lifetime", {}).get(MODULE_ID, 0))  # moves
-        ret = runners.get("module_episode_returns_mean", {}).get(MODULE_ID, float("nan"))
+        r0, r1 = seat_returns(runners.get("agent_episode_returns_mean", {}))
         length = runners.get("episode_len_mean", float("nan"))
         print(f"train steps {steps:>8}  {steps / (time.perf_counter() - start):7.0f} steps/s  "
-              f"episode length {length:5.1f} (env steps)  return (per seat, zero-sum) {ret:+.3f}", flush=True)
+              f"episode length {length:5.1f} (env steps)  return player_0 {r0:+.3f} player_1 {r1:+.3f}",
+              flush=True)
+
+
+def seat_returns(by_agent: dict[str, float]) -> tuple[float, float]:
+    """Mean return per episode of each seat, from RLlib's per-agent means (``player_1``,
+    ``t3_player_1``...: every table's agents of a seat together); NaN before any episode ended."""
+    out = []
+    for seat in ("player_0", "player_1"):
+        values = [v for agent, v in by_agent.items() if agent.endswith(seat)]
+        out.append(float(np.mean(values)) if values else float("nan"))
+    return out[0], out[1]
 
 
 def module_logits(module):  # noqa: ANN001, ANN201
@@ -108,11 +123,12 @@ def main(argv: list[str] | None = None) -> None:
                  _node_ip_address="127.0.0.1", logging_level="WARNING")
     try:
         algo = build(args)
+        untrained = copy.deepcopy(algo.get_module(MODULE_ID))
         train(algo, args)
         module = algo.get_module(MODULE_ID)
         algo.stop()
         if args.eval_games:
-            evaluate(PolicyBot(module_logits(module), name="rllib-ppo"), args.eval_games)
+            evaluate(module_logits(module), module_logits(untrained), args.eval_games, name="rllib-ppo")
     finally:
         ray.shutdown()
 

@@ -5,17 +5,18 @@
 The env is registered by ``import sixtysix_env``; MaskablePPO reads the legal
 actions from ``env.action_masks()`` (the sb3-contrib convention the env
 implements). One episode is one deal, rewarded with its game points. At the
-end the trained policy plays duplicate matches to 7 in the arena against
-``random`` and ``heuristic`` (examples/policy_bot.py).
+end the trained policy and its untrained copy play the same duplicate deals
+against ``random`` and ``heuristic`` in the arena (examples/policy_bot.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import time
 
 import torch
-from policy_bot import PolicyBot, evaluate
+from policy_bot import evaluate
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
@@ -44,7 +45,7 @@ def main() -> None:
     p.add_argument("--total-steps", type=int, default=200_000, help="learner decisions to train on")
     p.add_argument("--opponent", default="random", help="bot spec the learner trains against")
     p.add_argument("--n-envs", type=int, default=4)
-    p.add_argument("--eval-games", type=int, default=200, help="arena matches per opponent (0: skip)")
+    p.add_argument("--eval-games", type=int, default=1000, help="arena deals per opponent (0: skip)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     torch.set_num_threads(1)
@@ -55,17 +56,18 @@ def main() -> None:
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=min(256, n_steps * args.n_envs),
                         n_epochs=4, gamma=1.0, ent_coef=0.01, learning_rate=3e-4,
                         policy_kwargs={"net_arch": [128, 128]}, seed=args.seed, device="cpu")
+    untrained = copy.deepcopy(model.policy)
     start = time.perf_counter()
     model.learn(total_timesteps=args.total_steps, callback=Progress(args.total_steps))
     took = time.perf_counter() - start
     n = model.num_timesteps
     print(f"trained {n} steps in {took / 60:.1f} min ({n / took:.0f} steps/s)")
 
-    def policy(obs, mask):
-        return model.predict(obs, action_masks=mask, deterministic=True)[0]
+    def greedy(policy):  # noqa: ANN001, ANN202 - a MaskablePPO policy as policy_bot's policy(obs, mask)
+        return lambda obs, mask: policy.predict(obs, action_masks=mask, deterministic=True)[0]
 
     if args.eval_games:
-        evaluate(PolicyBot(policy), args.eval_games, unit="match", seed=args.seed)
+        evaluate(greedy(model.policy), greedy(untrained), args.eval_games, name="sb3-maskable-ppo")
 
 
 if __name__ == "__main__":

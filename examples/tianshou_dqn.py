@@ -18,12 +18,13 @@ The reward is the deal's game points, paid to both players at its end
 target would bootstrap from the *opponent's* next view; instead the n-step
 horizon covers a whole deal (``gamma=1``): every target is the mover's
 own Monte Carlo return, read from its column of the reward vector. The trained
-Q-network then plays ``random`` and ``heuristic`` in the arena as a bot
-(:mod:`policy_bot`).
+Q-network and its untrained copy then play the same duplicate deals against
+``random`` and ``heuristic`` in the arena (:mod:`policy_bot`).
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import sys
@@ -49,7 +50,7 @@ from sixtysix_env.observation import OBS_SIZE
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import policy_bot  # noqa: E402
-from policy_bot import PolicyBot, evaluate  # noqa: E402
+from policy_bot import evaluate  # noqa: E402
 
 MAX_DEAL_MOVES = 40
 """More moves than any deal has (12 tricks of 2 cards, plus marriages, the trump exchange and closing)."""
@@ -77,8 +78,8 @@ class Args:
     """Epsilon at the end of training."""
     target_update: int = 200
     """Gradient steps between target-network copies."""
-    eval_games: int = 200
-    """Arena games against each of random and heuristic at the end (0: none)."""
+    eval_games: int = 1000
+    """Arena deals against each of random and heuristic at the end (0: none)."""
     seed: int = 0
     """Seed of numpy, torch and the envs."""
 
@@ -106,13 +107,15 @@ class QNet(nn.Module):
         return self.net(torch.as_tensor(obs, dtype=torch.float32)), state
 
 
-def train(args: Args) -> QNet:
+def train(args: Args) -> tuple[QNet, QNet]:
+    """The trained Q-network and a copy of its weights before training."""
     # The collector's stats flatten the (episodes, 2 players) returns with a warning on every collect.
     logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     env = make_env()
     net = QNet()
+    untrained = copy.deepcopy(net)
     policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space,
                                      observation_space=env.observation_space, eps_training=args.eps_start)
     dqn = DQN(policy=policy, optim=AdamOptimizerFactory(lr=args.lr), gamma=1.0,
@@ -155,21 +158,24 @@ def train(args: Args) -> QNet:
         print(f"train steps {steps:>7}  {steps / (time.perf_counter() - start):6.0f} steps/s  "
               f"epoch {stats.epoch}/{epochs}  loss {loss:.3f}  buffer {len(collector.buffer)}", flush=True)
     print(f"trained {time.perf_counter() - start:.0f} s", flush=True)
-    return net
+    return net, untrained
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     torch.set_num_threads(1)
-    net = train(args).eval()
+    trained, untrained = (net.eval() for net in train(args))
 
-    def q_values(obs, mask):  # noqa: ANN001, ANN202
-        with torch.no_grad():
-            return net(obs[None])[0][0].numpy()
+    def q_values(net: QNet):  # noqa: ANN202 - the network as policy_bot's policy(obs, mask)
+        def policy(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+            with torch.no_grad():
+                return net(obs[None])[0][0].numpy()
+
+        return policy
 
     if args.eval_games:
-        evaluate(PolicyBot(q_values, name=f"tianshou-dqn-{args.opponent}"), args.eval_games, unit="match",
-                 seed=args.seed)
+        evaluate(q_values(trained), q_values(untrained), args.eval_games,
+                 name=f"tianshou-dqn-{args.opponent}")
 
 
 if __name__ == "__main__":

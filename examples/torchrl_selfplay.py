@@ -9,17 +9,20 @@ both players in one group, so one network (``ProbabilisticActor`` with a
 group's ``mask`` says which player acted at each step. The update is a
 policy gradient with a learned value baseline on complete episodes (returns
 undiscounted: the reward is the deal's game points, paid at its end to both
-players, zero-sum). The trained network then plays ``random`` and
-``heuristic`` in the arena as a bot (:mod:`policy_bot`).
+players, zero-sum). The trained network and its untrained copy then play the
+same duplicate deals against ``random`` and ``heuristic`` in the arena
+(:mod:`policy_bot`).
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from tensordict.nn import TensorDictModule
 from torch import nn
@@ -33,7 +36,7 @@ from sixtysix_env.observation import OBS_SIZE
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import policy_bot  # noqa: E402
-from policy_bot import PolicyBot, evaluate  # noqa: E402
+from policy_bot import evaluate  # noqa: E402
 
 GROUP = "players"
 OBS, MASK, ACTED = (GROUP, "observation", "observation"), (GROUP, "action_mask"), (GROUP, "mask")
@@ -49,8 +52,8 @@ class Args:
     """Adam learning rate."""
     entropy: float = 0.01
     """Entropy bonus."""
-    eval_games: int = 200
-    """Arena games against each of random and heuristic at the end (0: none)."""
+    eval_games: int = 1000
+    """Arena deals against each of random and heuristic at the end (0: none)."""
     seed: int = 0
     """Seed of torch and of the env."""
 
@@ -105,9 +108,11 @@ def mlp(out: int) -> nn.Module:
                          nn.Linear(hidden, out))
 
 
-def train(args: Args) -> nn.Module:
+def train(args: Args) -> tuple[nn.Module, nn.Module]:
+    """The trained policy network and a copy of its weights before training."""
     torch.manual_seed(args.seed)
     net, value = mlp(N_ACTIONS), mlp(1)
+    untrained = copy.deepcopy(net)
     opt = torch.optim.Adam([*net.parameters(), *value.parameters()], lr=args.lr)
     collector = Collector(lambda: make_env(args.seed), make_actor(net), frames_per_batch=args.batch,
                                   total_frames=args.total_steps)
@@ -121,20 +126,23 @@ def train(args: Args) -> nn.Module:
                   f"mean |return| {size:.2f}", flush=True)
     finally:
         collector.shutdown()
-    return net
+    return net, untrained
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     torch.set_num_threads(1)
-    net = train(args).eval()
+    trained, untrained = (net.eval() for net in train(args))
 
-    def logits(obs, mask):  # noqa: ANN001, ANN202
-        with torch.no_grad():
-            return net(torch.from_numpy(obs)).numpy()
+    def logits(net: nn.Module):  # noqa: ANN202 - the network as policy_bot's policy(obs, mask)
+        def policy(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+            with torch.no_grad():
+                return net(torch.from_numpy(obs)).numpy()
+
+        return policy
 
     if args.eval_games:
-        evaluate(PolicyBot(logits, name="torchrl-selfplay"), args.eval_games)
+        evaluate(logits(trained), logits(untrained), args.eval_games, name="torchrl-selfplay")
 
 
 if __name__ == "__main__":

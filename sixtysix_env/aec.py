@@ -21,7 +21,12 @@ A dict: ``'observation'`` is the observing player's information set as a
 float32 vector of ``OBS_SIZE`` = 312, relative to that player ("me"/"opp"),
 laid out in the index table of :mod:`sixtysix_env.observation`;
 ``'action_mask'`` is an int8 vector of 32 with 1 for legal actions, all zeros
-for the player not to act and after the end. With ``perfect_information=True``
+for the player not to act. Once the episode is over every agent's mask holds
+one placeholder action, ``CONTINUE`` (31), never all zeros: samplers that
+draw from the mask of the agent in ``agent_selection`` (TorchRL's
+``PettingZooWrapper`` and ``rand_action``, a ``MaskedCategorical``) can act
+on the final observation. The placeholder is never stepped: as in every
+PettingZoo env, a terminated agent's only action is ``None``. With ``perfect_information=True``
 a third key ``'full_observation'`` (``FULL_OBS_SIZE`` = 384) adds the
 opponent's hand and the talon order: for training critics only.
 
@@ -106,20 +111,19 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.env_logger import EnvLogger
 
-from .actions import N_ACTIONS, IllegalActionError, describe_action
+from .actions import CONTINUE, N_ACTIONS, IllegalActionError, describe_action
 from .cards import cards_of
 from .deals import deal, fixed_deal, next_deal
 from .engine import PLAYER_IDS, State
+from .episodes import REWARDS, check_episode
 from .infos import check_info_mode, flat_info, rich_info, rich_result
 from .knowledge import PlayerView, view
 from .observation import FULL_OBS_HIGH, FULL_OBS_LOW, OBS_HIGH, OBS_LOW, encode_full, encode_with_mask
 from .render import RENDER_MODES, SPECTATOR, Table, check_render_args, player_table, show, spectator_table
+from .scoring import DealResult
 from .seeding import deal_rng, fresh_seed
 
-EPISODES = ("match", "deal")
-REWARDS = ("match", "game_points")
 ILLEGAL = ("raise", "lose")
 OPTION_KEYS = frozenset({"dealer", "hands", "talon", "scores"})
 
@@ -155,45 +159,11 @@ def first_deal(seed: int | str, options: dict[str, Any] | None) -> State:
 def env(**kwargs: Any) -> AECEnv:
     """The wrapped environment (PettingZoo convention).
 
-    Only ``OrderEnforcingWrapper``: the raw env checks actions itself (a clear
-    ``ValueError``, or the ``illegal_action="lose"`` rule), so PettingZoo's
-    AssertOutOfBounds and TerminateIllegal wrappers would only cost time.
+    Only PettingZoo's ``OrderEnforcingWrapper``: the raw env checks actions
+    itself (a clear ``ValueError``, or the ``illegal_action="lose"`` rule), so
+    PettingZoo's AssertOutOfBounds and TerminateIllegal wrappers would only cost time.
     """
-    return OrderEnforcingWrapper(raw_env(**kwargs))
-
-
-class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's wrapper with direct ``step``, ``last``, ``agents`` and
-    ``agent_selection``: the inherited ones go through ``__getattr__``, a
-    large share of a cheap step. Same checks, same errors."""
-
-    def step(self, action: Any) -> None:
-        # Same checks as the parent, reading ``agents`` without ``__getattr__``.
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        elif not self.env.agents:
-            self._has_updated = True
-            EnvLogger.warn_step_after_terminated_truncated()
-        else:
-            self._has_updated = True
-            self.env.step(action)
-
-    @property
-    def agents(self) -> list[str]:  # type: ignore[override]
-        if not self._has_reset:
-            raise AttributeError("agents cannot be accessed before reset")
-        return self.env.agents
-
-    @property
-    def agent_selection(self) -> str:  # type: ignore[override]
-        if not self._has_reset:
-            raise AttributeError("agent_selection cannot be accessed before reset")
-        return self.env.agent_selection
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        return self.env.last(observe)
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
 class raw_env(AECEnv):
@@ -223,8 +193,7 @@ class raw_env(AECEnv):
         info_mode: str = "flat",
     ) -> None:
         super().__init__()
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        check_episode(episode)
         if reward is None:
             reward = "match" if episode == "match" else "game_points"
         if reward not in REWARDS:
@@ -306,6 +275,8 @@ class raw_env(AECEnv):
         state = self._state()
         p = self._player(agent)
         obs, mask = encode_with_mask(view(state, p))
+        if self.terminations.get(PLAYER_IDS[p], True):  # a finished episode: the placeholder
+            mask[CONTINUE] = 1
         out = {"observation": obs, "action_mask": mask}
         if self.perfect_information:
             out["full_observation"] = encode_full(state, p)
@@ -362,7 +333,7 @@ class raw_env(AECEnv):
         self._deal_index += 1
         self.game_state = next_deal(state, deal_rng(self._seed, self._deal_index))
 
-    def _illegal(self, agent: str, action: Any) -> None:
+    def _illegal(self, agent: str, action: object) -> None:
         """``illegal_action="lose"``: the episode ends, the offender pays the penalty."""
         self._cumulative_rewards[agent] = 0.0
         other = PLAYER_IDS[1 - self._index[agent]]
@@ -374,12 +345,12 @@ class raw_env(AECEnv):
             self.infos[agent]["illegal_action"] = describe_action(action)
         self._accumulate_rewards()
 
-    def _set_infos(self, state: State | None, ended: Any = None) -> None:
+    def _set_infos(self, state: State | None, ended: DealResult | None = None) -> None:
         """Fresh infos for both agents (see "Infos"); ``ended`` is the result of the deal
         that ``state`` just finished, if any."""
         state = self._state() if state is None else state
         done = self._deal_index + (ended is not None)
-        self.infos = {a: flat_info(state, ended, done) for a in PLAYER_IDS}
+        self.infos: dict[str, dict[str, Any]] = {a: flat_info(state, ended, done) for a in PLAYER_IDS}
         if self._rich:
             for a in PLAYER_IDS:
                 self.infos[a].update(copy.deepcopy(self._rich))

@@ -61,12 +61,12 @@ def card_id(card: int | str) -> int:
             return c
         raise ValueError(f"card id {c} out of range 0-23")
     if isinstance(card, str):
-        c = _NAME_TO_ID.get(card.strip().upper())
-        if c is None:
+        named = _NAME_TO_ID.get(card.strip().upper())
+        if named is None:
             raise ValueError(
                 f"unknown card name {card!r}: expected rank 9 J Q K T A then suit C S H D, e.g. 'TH'"
             )
-        return c
+        return named
     raise ValueError(f"not a card: {card!r} (give an id 0-23 or a name like 'TH')")
 
 

@@ -100,10 +100,10 @@ def deal(
     """Shuffle and deal one deal. ``dealer`` None: chosen at random.
     ``rules``: a :class:`~sixtysix_env.variants.Rules` or spec string (German by default)."""
     rules = GERMAN if rules is None else rules_from_spec(rules)
-    rng = make_rng(rng)
-    dealer = (1 if rng.random() < 0.5 else 0) if dealer is None else _check_dealer(dealer)
+    gen = make_rng(rng)
+    dealer = (1 if gen.random() < 0.5 else 0) if dealer is None else _check_dealer(dealer)
     cards = list(rules.cards)
-    rng.shuffle(cards)
+    gen.shuffle(cards)
     if type(cards[0]) is not int:  # an RNG that swapped in its own integer type
         cards = [int(c) for c in cards]
     n = rules.hand_size

@@ -12,9 +12,10 @@ an opponent plays the other seat inside :meth:`SixtySixGymEnv.step`, so each
 given by :meth:`SixtySixGymEnv.action_masks` (the sb3-contrib convention),
 ``info["action_mask"]`` (int8, 32) and, with ``mask_in_obs=True``, the
 observation's ``"action_mask"``. Once the episode is over the mask holds
-one placeholder action, ``CONTINUE`` (31), never all zeros, so a masked
-sampler can act on the final observation of a vector env's default
-(next-step) autoreset; that action is never stepped (the vector env resets).
+one placeholder action, ``CONTINUE`` (31), never all zeros (the AEC env's
+convention), so a masked sampler can act on the final observation of a vector
+env's default (next-step) autoreset; that action is never stepped (the vector
+env resets).
 
 ## Observation Space
 
@@ -69,9 +70,9 @@ The same keys with plain ``int`` values on every ``reset`` and ``step``
 the opponent's moves included), ``deal_winner`` (seat, -1), ``deal_points``,
 ``reason_code``, ``deal_score_0/1``, ``deals_done``, ``match_score_0/1``,
 ``illegal``, plus ``seat`` (the learner's, 0/1) and ``action_mask``.
-``last_deal_result`` is the rich result of the last finished deal;
-``info_mode="rich"`` adds the AEC env's nested keys (and ``seat`` is then the
-agent name, as before 1.1).
+``seat`` is an ``int`` in every mode. ``last_deal_result`` is the rich result
+of the last finished deal; ``info_mode="rich"`` adds the AEC env's nested keys
+and ``learner`` (the learner's agent name, ``"player_0"``/``"player_1"``).
 
 ## Rendering
 
@@ -126,7 +127,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
-from .actions import CONTINUE, N_ACTIONS, IllegalActionError, check_action, describe_action, random_action
+from .actions import N_ACTIONS, IllegalActionError, check_action, describe_action, random_action
 from .aec import raw_env
 from .engine import PLAYER_IDS, WINDOW_NAMES
 from .infos import DEAL_KEYS
@@ -238,8 +239,9 @@ class SixtySixGymEnv(gymnasium.Env):
         self._opponent_takes_view = True  # act(view) (an Agent), else a callable on the observation dict
         self.learner = PLAYER_IDS[0]
         self._obs: dict[str, np.ndarray] | None = None
-        # Why step() refuses to play (None while an episode is in play), and the opponent's error.
-        self._stopped: str | None = "no episode has started"
+        # Whether step() may play; if not, why (for its error) and the opponent's error, if any.
+        self._in_play = False
+        self._stop_reason = "no episode has started"
         self._failure: BaseException | None = None
         self._ended: dict[str, int] | None = None  # the deal keys of a deal that ended in this step
 
@@ -247,8 +249,9 @@ class SixtySixGymEnv(gymnasium.Env):
         box = spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
         if self._obs_keys == ("observation",):
             return box
-        parts = {"observation": box, "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
-                 "full_observation": spaces.Box(FULL_OBS_LOW, FULL_OBS_HIGH, dtype=np.float32)}
+        parts: dict[str, spaces.Space] = {
+            "observation": box, "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
+            "full_observation": spaces.Box(FULL_OBS_LOW, FULL_OBS_HIGH, dtype=np.float32)}
         return spaces.Dict({k: parts[k] for k in self._obs_keys})
 
     # ------------------------------------------------------------- opponent
@@ -284,7 +287,7 @@ class SixtySixGymEnv(gymnasium.Env):
 
     def _fail(self, error: OpponentError) -> OpponentError:
         """Record the opponent's failure: ``step`` refuses to play until ``reset``."""
-        self._stopped = str(error)
+        self._stop(str(error))
         self._failure = error
         return error
 
@@ -311,7 +314,8 @@ class SixtySixGymEnv(gymnasium.Env):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
-        self._stopped, self._failure = "reset() did not finish", None
+        self._stop("reset() did not finish")
+        self._failure = None
         self._ended = None
         if self.opponent is None:
             self._make_opponent()
@@ -325,7 +329,7 @@ class SixtySixGymEnv(gymnasium.Env):
             self._ask_opponent(self.opponent.reset, opp_seed)
         self.aec_env.reset(seed=match_seed, options=options)
         self._play_opponent()
-        assert self._stopped is None, "the learner always acts before an episode can end"
+        assert self._in_play, "the learner always acts before an episode can end"
         self._render_human()
         return self._observation(), self._info()
 
@@ -336,7 +340,7 @@ class SixtySixGymEnv(gymnasium.Env):
         try:
             a = env.game_state.check_action(action)  # type: ignore[union-attr]
         except IllegalActionError:
-            self._stopped = f"the episode ended with the learner's illegal action {describe_action(action)}"
+            self._stop(f"the episode ended with the learner's illegal action {describe_action(action)}")
             self._obs = None  # fresh arrays: callers may keep the previous ones
             info = self._info()
             info["illegal"] = 1
@@ -347,7 +351,7 @@ class SixtySixGymEnv(gymnasium.Env):
         self._inner_step(a)
         reward = float(env.rewards[self.learner])
         reward += self._play_opponent()
-        terminated = self._stopped is not None
+        terminated = not self._in_play
         self._render_human()
         return self._observation(), reward, terminated, False, self._info()
 
@@ -378,9 +382,14 @@ class SixtySixGymEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
 
+    def _stop(self, reason: str) -> None:
+        """No more play until ``reset``; ``step`` then raises :class:`ResetNeededError` with ``reason``."""
+        self._in_play = False
+        self._stop_reason = reason
+
     def _check_learners_turn(self) -> None:
-        if self._stopped is not None:
-            raise ResetNeededError(f"{self._stopped}; call reset()") from self._failure
+        if not self._in_play:
+            raise ResetNeededError(f"{self._stop_reason}; call reset()") from self._failure
         to_act = self.aec_env.agent_selection
         if to_act != self.learner:
             raise ProtocolError(
@@ -390,16 +399,19 @@ class SixtySixGymEnv(gymnasium.Env):
 
     def _play_opponent(self) -> float:
         """Let the opponent act until it is the learner's turn or the episode ends;
-        the learner's reward meanwhile. Sets ``_stopped`` when the episode is over."""
+        the learner's reward meanwhile. Stops play (:meth:`_stop`) when the episode is over."""
         env = self.aec_env
         reward = 0.0
         opp = PLAYER_IDS[1 - PLAYER_IDS.index(self.learner)]
-        self._stopped = "the opponent's move did not finish"  # stays if anything escapes
+        self._stop("the opponent's move did not finish")  # stays if anything escapes
         while not env.terminations[opp] and env.agent_selection == opp:
             self._inner_step(self._opponent_action(opp))
             reward += float(env.rewards[self.learner])
         self._obs = None
-        self._stopped = "the episode is over" if env.terminations[self.learner] else None
+        if env.terminations[self.learner]:
+            self._stop("the episode is over")
+        else:
+            self._in_play = True
         return reward
 
     def _inner_step(self, action: int) -> None:
@@ -412,9 +424,7 @@ class SixtySixGymEnv(gymnasium.Env):
 
     def _obs_dict(self) -> dict[str, np.ndarray]:
         if self._obs is None:
-            self._obs = obs = self.aec_env.observe(self.learner)
-            if not obs["action_mask"].any():  # the episode is over: the placeholder action
-                obs["action_mask"][CONTINUE] = 1
+            self._obs = self.aec_env.observe(self.learner)  # a finished episode's mask: CONTINUE
         return self._obs
 
     def _observation(self) -> Any:
@@ -424,12 +434,13 @@ class SixtySixGymEnv(gymnasium.Env):
         return {k: obs[k] for k in self._obs_keys}
 
     def _info(self) -> dict[str, Any]:
-        info = copy.deepcopy(self.aec_env.infos[self.learner])  # fresh data on every call
+        info: dict[str, Any] = copy.deepcopy(self.aec_env.infos[self.learner])  # fresh data on every call
         if self._ended is not None:
             info.update(self._ended)
         info["action_mask"] = self._obs_dict()["action_mask"]
-        rich = self.aec_env.info_mode == "rich"
-        info["seat"] = self.learner if rich else PLAYER_IDS.index(self.learner)
+        info["seat"] = PLAYER_IDS.index(self.learner)
+        if self.aec_env.info_mode == "rich":
+            info["learner"] = self.learner
         return info
 
 

@@ -21,8 +21,8 @@ key                value
 ``illegal``        1 if this step ended the episode with an illegal action
 =================  ============================================================
 
-The Gymnasium env adds ``seat`` (the learner's seat, 0/1) and ``action_mask``
-(int8, 32). The rich result of the last finished deal (winner's name, reason
+The Gymnasium env adds ``seat`` (the learner's seat, an ``int`` 0/1 in every
+mode) and ``action_mask`` (int8, 32). The rich result of the last finished deal (winner's name, reason
 string, scores by agent) is ``env.unwrapped.last_deal_result`` in both
 environments (None until a deal ends). ``info_mode="rich"`` also adds the
 pre-1.1 keys ``deal_result``, ``match_score`` and ``deal`` (nested dicts,
@@ -90,7 +90,7 @@ def rich_info(state: State, result: DealResult, deal: int) -> dict[str, Any]:
     }
 
 
-def check_info_mode(info_mode: Any) -> None:
+def check_info_mode(info_mode: object) -> None:
     """``ValueError`` unless ``info_mode`` is one of :data:`INFO_MODES`."""
     if info_mode not in INFO_MODES:
         raise ValueError(f"info_mode must be one of {list(INFO_MODES)}, got {info_mode!r}")

@@ -21,6 +21,7 @@ from typing import Any
 
 from .cards import cards_of
 from .engine import OVER, State
+from .engine import talon_phase as phase_of
 from .seeding import make_rng
 from .variant_rules import state_class
 from .variants import Rules
@@ -134,7 +135,7 @@ class PlayerView:
 
     # The talon's phase, by the engine's own rule (a view carries ``stock`` and ``closed_by`` too).
     talon_open = State.talon_open
-    talon_phase = State.talon_phase
+    talon_phase = property(phase_of, doc=phase_of.__doc__)
 
     @property
     def is_over(self) -> bool:
@@ -230,7 +231,7 @@ def sample_state(
     hand-made, contradictory view, or beliefs that leave the opponent too
     few cards).
     """
-    rng = make_rng(rng)
+    gen = make_rng(rng)
     me = v.player
     opp = 1 - me
     n_unseen = v.unseen.bit_count()
@@ -238,12 +239,12 @@ def sample_state(
     allowed = cards_of(v.unseen & ~v.opp_void & ~opp_lacks)
     if k < 0 or len(allowed) < k or n_unseen - k != v.talon_hidden:
         raise ValueError(f"no world is consistent with this view: {v!r}")
-    picked = _pick(rng, allowed, k)
+    picked = _pick(gen, allowed, k)
     opp_hand = v.opp_known
     for c in picked:
         opp_hand |= 1 << c
     rest = cards_of(v.unseen & ~opp_hand)
-    rng.shuffle(rest)
+    gen.shuffle(rest)
     cls = state_class(v.rules, v.bonus)
     s = cls.__new__(cls)
     hands = [0, 0]

@@ -348,7 +348,7 @@ def encode_full(state: State, player: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ reading observations
-def mask_to_array(mask: Any, out: np.ndarray | None = None) -> np.ndarray:
+def mask_to_array(mask: int | np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Legal-action bitmask(s) as a bool array: an int gives shape ``(32,)``,
     an int array of shape ``(N,)`` gives ``(N, 32)``; written into ``out`` if given."""
     return np.not_equal((np.asarray(mask, dtype=np.int64)[..., None] >> _ACTION_BITS) & 1, 0, out=out)

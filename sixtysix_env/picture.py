@@ -95,7 +95,7 @@ def _talon(d: ImageDraw.ImageDraw, t: Any) -> None:
         card = Image.new("RGBA", (CARD_W + 4, CARD_H + 4), (0, 0, 0, 0))
         _card(ImageDraw.Draw(card), 0, 0, t.face_up)
         turned = card.rotate(-90, expand=True)  # across the talon, its corner showing on the right
-        d._image.paste(turned, (x + 28, y + 14), turned)  # type: ignore[attr-defined]
+        d._image.paste(turned, (x + 28, y + 14), turned)
     if t.stock > 1:
         for k in range(min(3, t.stock - 1)):
             _back(d, x - 2 * k, y - 2 * k)

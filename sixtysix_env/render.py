@@ -42,6 +42,7 @@ from .actions import action_name, actions_of
 from .cards import CARD_NAMES, SUIT_NAMES, names_of
 from .engine import PLAYER_IDS, TALON_CLOSED, WINDOW_NAMES, State
 from .knowledge import PlayerView, view
+from .scoring import DealResult
 
 #: Render modes of both environments.
 RENDER_MODES = ("human", "ansi", "rgb_array")
@@ -77,7 +78,7 @@ class Table:
     scores: tuple[int, int]
     tricks: tuple[int, int]
     legal_mask: int
-    result: Any  # a DealResult once the deal is over, else None
+    result: DealResult | None  # once the deal is over
 
 
 def _table(v: PlayerView, hands: tuple[int | None, int | None], known: tuple[int, int],

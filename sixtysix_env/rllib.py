@@ -82,7 +82,9 @@ class SixtySixMultiAgentEnv(MultiAgentEnv):
         self.action_spaces = {a: gym.spaces.Discrete(N_ACTIONS) for a in PLAYER_IDS}
         self._seed: int | None = None
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    # Overrides ignored: RLlib's MultiAgentEnv types agent ids as Hashable (dict keys are
+    # invariant) and itself overrides gymnasium.Env's single-agent signatures; ours are str ids.
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None  # type: ignore[override]
               ) -> tuple[dict[str, Any], dict[str, Any]]:
         if seed is not None:
             self._seed = seed
@@ -92,7 +94,8 @@ class SixtySixMultiAgentEnv(MultiAgentEnv):
         agent = self.aec.agent_selection
         return {agent: self._observe(agent)}, {}
 
-    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(self, action_dict: dict[str, Any]  # type: ignore[override]
+             ) -> tuple[dict, dict, dict, dict, dict]:
         aec = self.aec
         agent = aec.agent_selection
         aec.step(int(action_dict[agent]))
@@ -140,7 +143,9 @@ class SixtySixTablesEnv(MultiAgentEnv):
         self._live: list[int] = []
         self._rng: np.random.Generator | None = None
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    # Overrides ignored: RLlib's MultiAgentEnv types agent ids as Hashable (dict keys are
+    # invariant) and itself overrides gymnasium.Env's single-agent signatures; ours are str ids.
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None  # type: ignore[override]
               ) -> tuple[dict[str, Any], dict[str, Any]]:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -153,7 +158,8 @@ class SixtySixTablesEnv(MultiAgentEnv):
         self._live = list(range(len(self.tables)))
         return obs, {}
 
-    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(self, action_dict: dict[str, Any]  # type: ignore[override]
+             ) -> tuple[dict, dict, dict, dict, dict]:
         obs: dict[str, Any] = {}
         rewards: dict[str, float] = {}
         terms: dict[str, bool] = {}

@@ -54,11 +54,10 @@ import numpy as np
 from .actions import N_ACTIONS, IllegalActionError
 from .deals import deal, next_deal
 from .engine import OVER, State
+from .episodes import EPISODES, check_episode
 from .knowledge import PlayerView, view
 from .observation import FULL_OBS_SIZE, OBS_SIZE, encode_full_into, encode_into, mask_to_array
 from .seeding import make_rng
-
-EPISODES = ("match", "deal")
 
 
 class VectorEnv:
@@ -68,8 +67,7 @@ class VectorEnv:
                  full_obs: bool = False) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        check_episode(episode)
         self.num_envs = num_envs
         self.episode = episode
         n = num_envs
@@ -142,6 +140,7 @@ class VectorEnv:
             if s.window == OVER:
                 self.deal_done[i] = True
                 res = s.result
+                assert res is not None  # a deal in the OVER window has its result
                 if res.winner is not None:
                     rewards[i, res.winner] = res.game_points
                     rewards[i, 1 - res.winner] = -res.game_points
@@ -149,19 +148,14 @@ class VectorEnv:
                     states[i] = deal(self.rng)
                 elif s.match_over:
                     self.match_done[i] = True
-                    self.match_winner[i] = s.match_winner
+                    winner = s.match_winner
+                    assert winner is not None  # the match is over
+                    self.match_winner[i] = winner
                     states[i] = deal(self.rng)
                 else:
                     states[i] = next_deal(s, self.rng)
             self._observe(i)
         self._finish()
 
-    def full_obs_of(self, player: int | np.ndarray) -> np.ndarray:
-        """Perfect-information input of every table from ``player``'s seat
-        (one seat for all tables, or one per table), e.g. to bootstrap the
-        value of a seat that is not to act."""
-        seats = np.broadcast_to(np.asarray(player, np.int64), (self.num_envs,)).tolist()
-        out = np.empty((self.num_envs, FULL_OBS_SIZE), np.float32)
-        for i, s in enumerate(self.states):
-            encode_full_into(s, seats[i], out[i])
-        return out
+
+__all__ = ["EPISODES", "VectorEnv"]

@@ -40,13 +40,22 @@ table between the learner's decisions. Observations, rewards, terminations
 and infos are torch tensors on the device. Episodes are deals (default) or
 matches; the learner's seat is drawn at random for every episode (or fixed).
 
-Autoreset is ``SAME_STEP``: a table whose episode ended in a step is reset in
-that step, so the returned observation and ``infos["action_mask"]`` always
-describe a live decision (a mask is never all zeros). The learner's last
-observation of the finished episode is in ``infos["final_obs"]`` (rows where
-``infos["_final_obs"]``). ``infos`` also holds ``"seat"`` (the learner's
-seat per table) and, for tables where a deal ended, ``"deal_points"`` (the
-learner's signed game points of that deal).
+Autoreset is ``SAME_STEP`` (``metadata["autoreset_mode"]``): a table whose
+episode ended in a step is reset in that step, so the returned observation
+and ``infos["action_mask"]`` always describe a live decision (a mask is never
+all zeros). ``infos`` follows ``gymnasium.vector.VectorEnv``'s convention:
+every key ``k`` holds one row per table and comes with a bool mask ``"_k"``
+of the tables that have it. Keys: ``"action_mask"`` and ``"seat"`` (the
+learner's seat per table; every table); ``"deal_points"`` (the learner's
+signed game points of the deal that ended; tables where a deal ended);
+``"final_obs"`` (the learner's last observation of the finished episode, a
+dict with ``dict_obs``) and ``"final_info"`` (``"seat"`` and
+``"deal_points"`` of the finished episode); tables whose episode ended.
+
+Arrays: torch tensors on ``device`` (the default, for on-device training), or
+numpy arrays with ``arrays="numpy"``, the form gymnasium's own vector wrappers
+(``RecordEpisodeStatistics``, ``NormalizeReward``, ``DictInfoToList``...)
+compute with; actions may then be numpy arrays too.
 """
 
 from __future__ import annotations
@@ -70,6 +79,8 @@ from .sampling import random_actions, sample_masked
 
 Opponent = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 REWARDS = ("game_points", "match")
+#: What :class:`SixtySixVectorEnv` returns: torch tensors on its device, or numpy arrays.
+ARRAYS = ("torch", "numpy")
 
 
 class SelfPlayEnv:
@@ -116,12 +127,6 @@ class SelfPlayEnv:
         self.deal_done = eng.deal_done
         self.match_done = eng.match_done
         self.match_winner = eng.match_winner
-
-    def observe(self, seat: torch.Tensor | int, *, full: bool = False) -> torch.Tensor:
-        """Observations of ``seat`` (one per table, or one for all), e.g. to
-        bootstrap the value of the player not to act."""
-        seats = torch.as_tensor(seat, dtype=torch.int64, device=self.device).expand(self.num_envs)
-        return observe(self.engine, seats, full=full)
 
 
 def policy_opponent(net: torch.nn.Module, *, greedy: bool = False,
@@ -171,7 +176,10 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         dict_obs: bool = False,
         final_obs: bool = True,
         validate: bool = True,
+        arrays: str = "torch",
     ) -> None:
+        if arrays not in ARRAYS:
+            raise ValueError(f"arrays must be one of {ARRAYS}, got {arrays!r}")
         if episode not in EPISODES:
             raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
         if reward not in REWARDS or (reward == "match" and episode != "match"):
@@ -185,6 +193,7 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         self.learner_seat = learner_seat
         self.dict_obs = dict_obs
         self.with_final_obs = final_obs
+        self.arrays = arrays
         self.generator = torch.Generator(device=self.device)
         if isinstance(opponent, str):
             if opponent != "random":
@@ -229,7 +238,7 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
         obs = self._play_opponent(rewards, ended, None)
         self._ready = True
-        return self._output(obs), self._infos(obs, ended, None, None)
+        return self._export((self._output(obs), self._infos(obs, ended, None, None, None, None)))
 
     def step(self, actions: Any) -> tuple[Any, torch.Tensor, torch.Tensor, torch.Tensor, dict[str, Any]]:
         """One action per table for the learner (who is to act at every table)."""
@@ -241,10 +250,13 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         final = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device) \
             if self.with_final_obs else None
         points = torch.zeros(self.num_envs, dtype=torch.float32, device=self.device)
-        self._move(a, None, rewards, ended, final, points)
-        obs = self._play_opponent(rewards, ended, final, points)
+        dealt = torch.zeros_like(ended)
+        seat = self.seat  # the finished episodes' seats (_draw_seats makes a new tensor)
+        self._move(a, None, rewards, ended, final, points, dealt)
+        obs = self._play_opponent(rewards, ended, final, points, dealt)
         truncated = torch.zeros_like(ended)
-        return self._output(obs), rewards, ended, truncated, self._infos(obs, ended, final, points)
+        infos = self._infos(obs, ended, final, points, dealt, seat)
+        return self._export((self._output(obs), rewards, ended, truncated, infos))
 
     def close(self, **kwargs: Any) -> None:
         self.closed = True
@@ -258,7 +270,8 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
             self.seat = torch.full_like(self.seat, int(self.learner_seat))
 
     def _move(self, actions: torch.Tensor, active: torch.Tensor | None, rewards: torch.Tensor,
-              ended: torch.Tensor, final: torch.Tensor | None, points: torch.Tensor | None) -> None:
+              ended: torch.Tensor, final: torch.Tensor | None, points: torch.Tensor | None,
+              dealt: torch.Tensor | None) -> None:
         """One engine step (``active`` tables): the learner's rewards, episode
         ends and final observations, then the next deals and learner seats."""
 
@@ -266,6 +279,8 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
             mine = eng.rewards.gather(1, self.seat.unsqueeze(1)).squeeze(1)
             if points is not None:
                 points.add_(mine)
+            if dealt is not None:
+                dealt.logical_or_(eng.deal_done)
             done = eng.match_done if self.episode == "match" else eng.deal_done
             if self.reward_mode == "match":
                 rewards.add_((2 * (eng.match_winner == self.seat).float() - 1) * done)
@@ -279,7 +294,7 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         self.engine.step(actions, active, before_reset=before_reset)
 
     def _play_opponent(self, rewards: torch.Tensor, ended: torch.Tensor, final: torch.Tensor | None,
-                       points: torch.Tensor | None = None) -> torch.Tensor:
+                       points: torch.Tensor | None = None, dealt: torch.Tensor | None = None) -> torch.Tensor:
         """The opponent moves until the learner is to act at every table; returns
         the learner's observations."""
         eng = self.engine
@@ -292,7 +307,7 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
             else:
                 obs = observe(eng)
                 actions = self.opponent(obs, masks_of(obs))
-            self._move(actions, pending, rewards, ended, final, points)
+            self._move(actions, pending, rewards, ended, final, points, dealt)
 
     def _output(self, obs: torch.Tensor) -> Any:
         if self.dict_obs:
@@ -300,17 +315,34 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         return obs
 
     def _infos(self, obs: torch.Tensor, ended: torch.Tensor, final: torch.Tensor | None,
-               points: torch.Tensor | None) -> dict[str, Any]:
-        infos: dict[str, Any] = {"action_mask": masks_of(obs), "seat": self.seat}
-        if final is not None:
-            infos["final_obs"] = final
+               points: torch.Tensor | None, dealt: torch.Tensor | None,
+               seat: torch.Tensor | None) -> dict[str, Any]:
+        """Gymnasium's vector infos: each key with its ``"_key"`` mask of the tables that have it."""
+        everywhere = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)
+        infos: dict[str, Any] = {"action_mask": masks_of(obs), "_action_mask": everywhere,
+                                 "seat": self.seat, "_seat": everywhere}
+        if points is not None and dealt is not None:
+            infos["deal_points"], infos["_deal_points"] = points, dealt
+        if final is not None and seat is not None:
+            infos["final_obs"] = self._output(final) if self.dict_obs else final
             infos["_final_obs"] = ended
-        if points is not None:
-            infos["deal_points"] = points
+            infos["final_info"] = {"seat": seat, "_seat": ended, "deal_points": points, "_deal_points": ended}
+            infos["_final_info"] = ended
         return infos
+
+    def _export(self, out: Any) -> Any:
+        """``out`` (tensors in tuples and dicts) as numpy arrays when ``arrays="numpy"``."""
+        if self.arrays == "torch":
+            return out
+        if isinstance(out, torch.Tensor):
+            return out.cpu().numpy()
+        if isinstance(out, dict):
+            return {k: self._export(v) for k, v in out.items()}
+        return tuple(self._export(v) for v in out)
 
 
 __all__ = [
+    "ARRAYS",
     "FULL_OBS_SIZE",
     "SelfPlayEnv",
     "SixtySixVectorEnv",

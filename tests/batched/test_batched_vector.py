@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from sixtysix_env.actions import N_ACTIONS
+from sixtysix_env.batched.observe import observe
 from sixtysix_env.batched.sampling import random_actions, sample_masked
 from sixtysix_env.batched.vector import SelfPlayEnv, SixtySixVectorEnv, policy_opponent
 from sixtysix_env.observation import FULL_OBS_SIZE, LEGAL, OBS_SIZE, WINDOW
@@ -33,7 +34,7 @@ def test_self_play_env_attributes(full_obs: bool) -> None:
         total += env.rewards.sum(0)
     if full_obs:
         assert env.full_obs.shape == (32, FULL_OBS_SIZE) and torch.equal(env.obs, env.full_obs[:, :OBS_SIZE])
-    other = env.observe(1 - env.to_act)
+    other = observe(env.engine, 1 - env.to_act)
     assert (other[:, LEGAL : LEGAL + 32] == 0).all()  # the player not to act has no legal actions
     assert total.sum() == 0
 

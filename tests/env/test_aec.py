@@ -190,7 +190,11 @@ def test_windows_and_masks_and_false_declaration():
     }
     assert info["match_score"] == {P0: 0, P1: 2} and e.infos[P1] == info
     obs, reward, term, trunc, _ = e.last()
-    assert (reward, term, trunc) == (-2.0, True, False) and obs["action_mask"].sum() == 0
+    assert (reward, term, trunc) == (-2.0, True, False)
+    assert obs["action_mask"].tolist() == [0] * 31 + [1]  # the placeholder CONTINUE, never all zeros
+    assert e.observe(P1)["action_mask"].tolist() == [0] * 31 + [1]
+    with pytest.raises(ValueError, match="None"):  # the placeholder is never stepped
+        e.step(CONTINUE)
     e.step(None)
     assert e.agent_selection == P1 and e.last()[1] == 2.0
     e.step(None)
@@ -423,11 +427,19 @@ def test_pettingzoo_render_test():
     render_test(lambda render_mode=None: env(render_mode=render_mode))
 
 
+def test_env_is_pettingzoos_own_order_enforcing_wrapper():
+    """No subclass re-implementing the wrapper's private protocol: PettingZoo's wrapper as shipped."""
+    e = env()
+    assert type(e) is pettingzoo.utils.wrappers.OrderEnforcingWrapper and isinstance(e.unwrapped, raw_env)
+    e.reset(seed=1)
+    assert e.agents == ["player_0", "player_1"] and e.agent_selection in e.agents
+
+
 def test_order_enforcing_before_reset():
     e = env()
     with pytest.raises(AssertionError, match="before step"):
         e.step(0)
-    with pytest.raises(AssertionError, match="before observe"):
+    with pytest.raises(AttributeError, match="before reset"):  # PettingZoo's own wrapper and message
         e.last()
     with pytest.raises(AttributeError):
         e.agent_selection  # noqa: B018

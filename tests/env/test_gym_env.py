@@ -100,6 +100,17 @@ def test_deal_reward_matches_the_deal_result(seat):
         assert info["action_mask"].tolist() == [0] * 31 + [1]  # the placeholder CONTINUE, never all zeros
         assert env.last_deal_result == res and info["deal_over"] == 1
         assert info["deal_points"] == res["game_points"]
+        assert info["seat"] == seat and type(info["seat"]) is int and info["learner"] == me  # one type
+
+
+def test_seat_is_an_int_in_every_info_mode():
+    for mode in ("flat", "rich"):
+        env = SixtySixGymEnv(seat=1, info_mode=mode)
+        _, info = env.reset(seed=0)
+        assert type(info["seat"]) is int and info["seat"] == 1
+        _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        assert type(info["seat"]) is int and info["seat"] == 1
+        assert ("learner" in info) == (mode == "rich")
 
 
 def test_match_episode_reward_and_game_points_option():

@@ -109,11 +109,3 @@ def test_bad_input_is_a_clear_error() -> None:
         VectorEnv(0)
     with pytest.raises(ValueError, match="episode"):
         VectorEnv(2, episode="game")
-
-
-def test_full_obs_of_other_seat() -> None:
-    env = VectorEnv(3, seed=5, full_obs=True)
-    for p in (0, 1):
-        got = env.full_obs_of(p)
-        for i, s in enumerate(env.states):
-            np.testing.assert_array_equal(got[i], encode_full(s, p))

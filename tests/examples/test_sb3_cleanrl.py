@@ -6,7 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from tests.examples.checks import assert_compared
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,5 +23,21 @@ def test_example_trains_and_reports_win_rates(script, steps):
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert "trained" in out.stdout
+    assert_compared(out.stdout)
+
+
+def test_evaluate_plays_trained_and_untrained_on_the_same_deals(capsys):
+    """One policy passed as both: the same deals give the same points, printed per deal."""
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        from policy_bot import evaluate
+    finally:
+        sys.path.remove(str(ROOT / "examples"))
+    rng = np.random.default_rng(0)
+    weights = rng.normal(size=(312, 32)).astype(np.float32)
+    results = evaluate(lambda obs, mask: obs @ weights, lambda obs, mask: obs @ weights, 6, name="probe")
     for opponent in ("random", "heuristic"):
-        assert f"vs {opponent}" in out.stdout and "95% CI" in out.stdout
+        a, b = results[opponent]["trained"], results[opponent]["untrained"]
+        assert a.unit == "deal" and a.games == b.games == 6
+        assert a.points_per_deal == b.points_per_deal and a.deal_win_rate == b.deal_win_rate
+    assert_compared(capsys.readouterr().out)
