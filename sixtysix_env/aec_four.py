@@ -37,13 +37,13 @@ from pettingzoo import AECEnv
 from .actions import N_ACTIONS
 from .cards import N_CARDS
 from .engine import N_WINDOWS
+from .episodes import check_episode
 from .four import FOUR_IDS, N_SEATS, FourState
 from .four_deals import deal_four, fixed_four, next_four
 from .four_knowledge import FourView, describe, view_four
 from .scoring import WIN_SCORE
 from .seeding import deal_rng, fresh_seed
 
-EPISODES = ("match", "deal")
 RENDER_MODES = ("ansi", "human")
 SPECTATOR = "all"
 OPTION_KEYS = frozenset({"dealer", "hands", "scores"})
@@ -141,8 +141,7 @@ class raw_env(AECEnv):
         self, episode: str = "match", render_mode: str | None = None, render_view: str = FOUR_IDS[0]
     ) -> None:
         super().__init__()
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        check_episode(episode)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
         if render_view not in (*FOUR_IDS, SPECTATOR):

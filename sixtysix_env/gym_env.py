@@ -119,7 +119,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from typing import Any
 
 import gymnasium
@@ -127,23 +126,17 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
-from .actions import N_ACTIONS, IllegalActionError, check_action, describe_action, random_action
+from .actions import N_ACTIONS, IllegalActionError, check_action, describe_action
 from .aec import raw_env
 from .engine import PLAYER_IDS, WINDOW_NAMES
 from .infos import DEAL_KEYS
 from .knowledge import PlayerView
 from .observation import FULL_OBS_HIGH, FULL_OBS_LOW, OBS_HIGH, OBS_LOW
+from .opponents import AGENT_FACTORIES, RandomLegalOpponent, UnknownOpponentError, agent_from_spec
 from .render import RENDER_MODES, SPECTATOR, Table, check_render_args, player_table, show, spectator_table
 
-#: Entry-point group of bot factories: each entry is a callable ``spec -> agent``.
-#: The sixtysix package registers ``make_agent = "agents:make_agent"``.
-AGENT_FACTORIES = "sixtysix.agents"
 #: ``render_view`` of the learner's seat (the default).
 LEARNER = "learner"
-
-
-class UnknownOpponentError(ValueError):
-    """An opponent spec string that no installed bot factory can make."""
 
 
 class ProtocolError(RuntimeError):
@@ -163,41 +156,6 @@ class OpponentError(ProtocolError):
 class OpponentActionError(IllegalActionError, OpponentError):
     """The opponent returned something that is not a legal action; the message
     names the opponent and the value (``action``)."""
-
-
-def agent_from_spec(spec: str) -> Any:
-    """The bot named by ``spec`` (``"heuristic"``, ``"pimc:worlds=16"``...), made by
-    a factory of the :data:`AGENT_FACTORIES` entry-point group, so the environment
-    never imports the bots. Raises :class:`UnknownOpponentError` when no factory
-    is installed or none accepts ``spec`` (the message carries their reasons)."""
-    factories = sorted(entry_points(group=AGENT_FACTORIES), key=lambda ep: ep.name)
-    if not factories:
-        raise UnknownOpponentError(
-            f"cannot make opponent {spec!r}: no bot factory is installed in the entry-point "
-            f"group {AGENT_FACTORIES!r} (install the sixtysix package, or pass an object with act(view))"
-        )
-    reasons = []
-    for ep in factories:
-        try:
-            return ep.load()(spec)
-        except ValueError as e:
-            reasons.append(f"{ep.value}: {e}")
-    raise UnknownOpponentError(f"cannot make opponent {spec!r}: " + "; ".join(reasons))
-
-
-class RandomLegalOpponent:
-    """Uniformly random legal actions from the env's ``np_random`` (the default opponent)."""
-
-    name = "random"
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def reset(self, seed: int | None = None) -> None:
-        """Nothing to do: it draws from the env's ``np_random``."""
-
-    def act(self, view: PlayerView) -> int:
-        return random_action(view.legal_mask, self.rng)
 
 
 class SixtySixGymEnv(gymnasium.Env):

@@ -24,6 +24,7 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from agents import KNOWN_AGENTS
+from sixtysix_env.episodes import EPISODES
 
 from .endpoint import (
     ApiError,
@@ -39,7 +40,7 @@ from .games import Busy, Game, Tables
 from .hints import Hinter
 from .menu import CHEATS, MENU, MenuError, describe_menu, menu_spec
 from .moves import IllegalMove
-from .session import EPISODES, Session
+from .session import Session
 
 if TYPE_CHECKING:
     from starlette.requests import Request

@@ -39,13 +39,13 @@ from agents import make_agent
 from agents.play import GameRecord, deal_dict
 from sixtysix_env import PlayerView, view
 from sixtysix_env.engine import LEAD, OVER, PLAYER_IDS
+from sixtysix_env.episodes import check_episode
 from sixtysix_env.seeding import derive_seed
 
 from .frame import OPPONENT, YOU, Tricks, legal_moves, table_frame
 from .moves import IllegalMove, parse_move, why_illegal
 from .narration import Narrator
 
-EPISODES = ("match", "deal")
 HUMAN_NAME = "human"
 RESIGNED = "resigned"  # the forfeit reason of a person who gives up (docs/rules.md section 4.4)
 FRAMES_KEPT = 64  # recent frames a table may ask for again (the opponent's moves, shown one by one)
@@ -86,8 +86,7 @@ class Session:
 
     def __init__(self, vs: str = "heuristic", *, seed: int | None = None, episode: str = "match",
                  seat: int = 0, auto_forced: bool = True, human: str = HUMAN_NAME) -> None:
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        check_episode(episode)
         if seat not in (0, 1) or isinstance(seat, bool):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         bad_seed = isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63
@@ -369,4 +368,4 @@ class Session:
         return line
 
 
-__all__ = ["EPISODES", "Session", "make_bot"]
+__all__ = ["Session", "make_bot"]

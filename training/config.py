@@ -27,7 +27,7 @@ import yaml
 from agents import parse_spec
 from agents.nets import check_hidden
 from agents.rules import ASSIST_MODES, assist_mode
-from sixtysix_env.vector import EPISODES
+from sixtysix_env.episodes import EPISODES
 
 VALUE_TEACHER = "pimc-values"  # the teacher that distils PIMC's action values (not a bot spec)
 ENGINES = ("scalar", "batched")  # what steps the training tables (training.tables)

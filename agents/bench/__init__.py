@@ -5,7 +5,7 @@ rung of the ladder (:mod:`agents.bench.ladder`, ratings in ``ladder.json``)
 on published card seeds with duplicate deals at a fixed time control, and
 fits its rating on the ladder's fixed scale; ``python -m
 agents.bench.calibrate`` made the ladder's ratings; ``sixtysix leaderboard``
-merges bench results (:mod:`agents.bench.leaderboard`).
+merges bench results (:func:`agents.bench.report.leaderboard`).
 """
 
 from .ladder import BENCH_SEED, MOVE_TIME, Ladder, fit_rating, load_ladder

@@ -75,6 +75,7 @@ from typing import Any
 import torch
 
 from ..engine import OVER, State
+from ..episodes import check_episode
 from ..scoring import DealResult
 from .deal import DeckPool, deal
 from .legal import check_actions, final_over_masks, legal_mask
@@ -82,8 +83,6 @@ from .lookup import NOOP, normal_tensors
 from .score import end_deals
 from .state import STATE_NAMES, BatchedState, no_results
 from .step import apply
-
-EPISODES = ("match", "deal")
 
 
 class BatchedEngine:
@@ -113,8 +112,7 @@ class BatchedEngine:
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        check_episode(episode)
         self.num_envs, self.device, self.episode = num_envs, torch.device(device), episode
         self.validate = validate
         self.now = BatchedState.finished(num_envs, self.device, episode)
@@ -239,4 +237,4 @@ class BatchedEngine:
         self.legal = self.legal_mask()
 
 
-__all__ = ["EPISODES", "NOOP", "BatchedEngine"]
+__all__ = ["NOOP", "BatchedEngine"]

@@ -71,14 +71,14 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ..actions import N_ACTIONS
+from ..episodes import EPISODES, REWARDS
 from ..observation import FULL_OBS_SIZE, OBS_HIGH, OBS_LOW, OBS_SIZE
-from .engine import EPISODES, BatchedEngine
+from .engine import BatchedEngine
 from .lookup import normal_tensors
 from .observe import masks_of, observe
 from .sampling import random_actions, sample_masked
 
 Opponent = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-REWARDS = ("game_points", "match")
 #: What :class:`SixtySixVectorEnv` returns: torch tensors on its device, or numpy arrays.
 ARRAYS = ("torch", "numpy")
 

@@ -20,7 +20,7 @@ from sixtysix_env import (
     ProtocolError,
     ResetNeededError,
     SixtySixGymEnv,
-    gym_env,
+    opponents,
 )
 from sixtysix_env.actions import CLOSE, DECLARE, N_ACTIONS, actions_of
 from sixtysix_env.cards import card_id
@@ -213,7 +213,7 @@ def test_installed_bots_by_name():
 
 
 def test_no_bot_factory_is_a_named_error(monkeypatch):
-    monkeypatch.setattr(gym_env, "entry_points", lambda group: [])
+    monkeypatch.setattr(opponents, "entry_points", lambda group: [])
     with pytest.raises(UnknownOpponentError, match="sixtysix.agents"):
         SixtySixGymEnv(opponent="random").reset(seed=0)
 
