@@ -113,13 +113,18 @@ class Narrator:
 
     def game_over(self, record: GameRecord) -> str:
         """The end of the game (a deal or a match), from the finished ``record``."""
+        return "Game over: " + self.result_title(record)
+
+    def result_title(self, record: GameRecord) -> str:
+        """Who won the finished ``record``; a match adds its score, always the person's first
+        (``heuristic wins the match · you 3 : heuristic 7``), whoever won (both tables show this)."""
         if record.winner is None:
-            return "Game over: drawn"
+            return "drawn"
         won = "You win" if record.winner == self.seat else f"{self.bot} wins"
         if record.unit == "deal":
-            return f"Game over: {won}"
+            return f"{won} the deal"
         ms = record.match_score
-        return f"Game over: {won} the match {ms[self.seat]}:{ms[1 - self.seat]}"
+        return f"{won} the match · you {ms[self.seat]} : {self.bot} {ms[1 - self.seat]}"
 
 
 __all__ = ["REASON_TEXT", "Narrator"]

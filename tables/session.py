@@ -346,6 +346,7 @@ class Session:
             "match_score": {YOU: rec.match_score[self.seat], OPPONENT: rec.match_score[self.bot_seat]}
             if self._finished else None,
             "forfeit": rec.forfeit,
+            "title": self.narrator.result_title(rec) if self._finished else None,
             "seed": self.seed if self._finished or self.seed_chosen else None,
             "deals": self.deal_results,
         }

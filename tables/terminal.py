@@ -24,6 +24,9 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from sixtysix_env.actions import CONTINUE
+from sixtysix_env.engine import DRAW
+
 from .moves import SUIT_SYMBOLS, IllegalMove
 from .session import Session
 
@@ -31,7 +34,7 @@ DEFAULT_RECORDS = os.path.join("runs", "tables", "games.jsonl")
 HELP = """\
 moves:   a number from the list, or the move itself:
          a card (TH, 10H, T♥, 9c), marry H (or marry ♥), exchange, close,
-         66 (declare), continue (also: draw, decline)
+         66 (declare), continue (also: draw, decline); Enter alone draws after a trick you took
 other:   ? hint    t table again    log recent moves    resign    quit (not saved)    help"""
 _NAME = re.compile(r"\b([9JQKTA])([CSHD])\b")
 RED, BOLD, DIM, RESET = "\033[31m", "\033[1m", "\033[2m", "\033[0m"
@@ -259,12 +262,16 @@ class TerminalTable:
             self.hinter.observe(s.view)
         self.say(render(s, s.frame(), self.style))
         while True:
-            line = self._ask(" Your move (number, card, 'marry H', close, 66, continue; ? hint): ")
+            enter = "; Enter draws" if s.view.window == DRAW else ""
+            line = self._ask(f" Your move (number, card, 'marry H', close, 66, continue; ? hint{enter}): ")
             if line is None:
                 return False
             cmd = line.strip()
             low = cmd.lower()
             if not cmd:
+                if s.view.window == DRAW:  # the common choice after a trick won: one key
+                    s.play(CONTINUE)
+                    return True
                 continue
             if low in ("q", "quit", "exit"):
                 return False
@@ -282,11 +289,18 @@ class TerminalTable:
                 self._hint()
                 continue
             if low == "resign":
-                s.resign()
-                return True
+                answer = self._ask(" Resign? The game counts as lost. Type y to resign: ")
+                if answer is None:
+                    return False
+                if answer.strip().lower() in ("y", "yes"):
+                    s.resign()
+                    return True
+                self.say(" Not resigned. Position unchanged.")
+                continue
             moves = s.legal_moves()
             try:
-                if cmd.isdigit() and len(cmd) <= 2:
+                number = cmd.isdigit() and (len(cmd) == 1 or (len(cmd) == 2 and cmd != "66"))
+                if number:  # "66" is the word for declaring (the list never reaches 66 moves)
                     n = int(cmd)
                     if not 1 <= n <= len(moves):
                         self.say(f" No move {n}: choose 1-{len(moves)}. Position unchanged.")
@@ -320,7 +334,7 @@ class TerminalTable:
         self.events(pause=False)
         self.say(render(s, s.frame(), self.style))
         summary = s.summary()
-        self.say(self.style.bold(f" Game over. Seed {summary['seed']}."))
+        self.say(self.style.bold(f" Game over: {summary['title']}. Seed {summary['seed']}."))
         if not self.records:
             return 0
         from .store import RecordStore
