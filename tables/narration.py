@@ -17,7 +17,7 @@ from sixtysix_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE
 from sixtysix_env.cards import CARD_NAMES, SUIT_NAMES, cards_of
 from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, LEAD
 
-from .frame import OPPONENT, YOU
+from .frame import OPPONENT, YOU, DealResult, DealScores
 from .moves import marriage_points
 
 REASON_TEXT = {
@@ -87,15 +87,15 @@ class Narrator:
             return f"You draw {mine}, {self.bot} draws; talon {after.stock}"
         return f"{self.bot} draws, you draw {mine}; talon {after.stock}"
 
-    def deal_result(self, res: Any, deal_no: int, game_over: str | None) -> dict[str, Any]:
+    def deal_result(self, res: Any, deal_no: int, game_over: str | None) -> DealResult:
         """A finished deal for the frames (``game_over``: the end text when the game ended too)."""
         me, opp = self.seat, 1 - self.seat
         w = res.winner
-        return {
-            "deal": deal_no, "winner": None if w is None else self.who(w), "game_points": res.game_points,
-            "reason": res.reason, "scores": {YOU: res.scores[me], OPPONENT: res.scores[opp]},
-            "text": self.result_text(res, deal_no, game_over), "match_over": game_over is not None,
-        }
+        return DealResult(
+            deal=deal_no, winner=None if w is None else self.who(w), game_points=res.game_points,
+            reason=res.reason, scores=DealScores(you=res.scores[me], opponent=res.scores[opp]),
+            text=self.result_text(res, deal_no, game_over), match_over=game_over is not None,
+        )
 
     def result_text(self, res: Any, deal_no: int, game_over: str | None) -> str:
         me, opp = self.seat, 1 - self.seat

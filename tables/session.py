@@ -41,7 +41,7 @@ from sixtysix_env import PlayerView, view
 from sixtysix_env.engine import LEAD, OVER, PLAYER_IDS
 from sixtysix_env.seeding import derive_seed
 
-from .frame import OPPONENT, YOU, Tricks, legal_moves, table_frame
+from .frame import OPPONENT, YOU, DealResult, Event, Frame, Move, Tricks, legal_moves, table_frame
 from .moves import IllegalMove, parse_move, why_illegal
 from .narration import Narrator
 
@@ -113,9 +113,9 @@ class Session:
         self.env.reset(seed=self.seed)
         self._raw = self.env.unwrapped
         self.version = 0  # moves applied (a resignation counts as one more)
-        self.events: list[dict[str, Any]] = []
-        self.frames: deque[dict[str, Any]] = deque(maxlen=FRAMES_KEPT)
-        self.deal_results: list[dict[str, Any]] = []  # per finished deal, from the person's side
+        self.events: list[Event] = []
+        self.frames: deque[Frame] = deque(maxlen=FRAMES_KEPT)
+        self.deal_results: list[DealResult] = []  # per finished deal, from the person's side
         self.tricks = Tricks()  # the trick on the table and the last one, from the public moves
         self._finished = False
         self.frames.append(self.frame())
@@ -156,7 +156,7 @@ class Session:
         return self.narrator.who(seat)
 
     # ------------------------------------------------------------ the person
-    def legal_moves(self, v: PlayerView | None = None) -> list[dict[str, Any]]:
+    def legal_moves(self, v: PlayerView | None = None) -> list[Move]:
         """The person's legal moves in table order (cards as held, then the buttons)."""
         return [] if self._finished else legal_moves(self.view if v is None else v)
 
@@ -186,12 +186,12 @@ class Session:
             raise IllegalMove(reason)
         return action
 
-    def play(self, action: int) -> list[dict[str, Any]]:
+    def play(self, action: int) -> list[Frame]:
         """Play the person's ``action`` (checked); returns the new frames."""
         self.check_legal(action)
         return self._apply(self.seat, action)
 
-    def resign(self) -> list[dict[str, Any]]:
+    def resign(self) -> list[Frame]:
         """The person gives up: the match is lost at once (docs/rules.md section 4.4)."""
         if self._finished:
             raise IllegalMove("the game is over")
@@ -223,7 +223,7 @@ class Session:
         except BaseException as e:  # noqa: BLE001 - a crashing bot (even SystemExit) forfeits, as in the arena
             return None, f"{type(e).__name__}: {e}"[:500]
 
-    def apply_bot(self, v: PlayerView, action: int | None, error: str | None) -> list[dict[str, Any]]:
+    def apply_bot(self, v: PlayerView, action: int | None, error: str | None) -> list[Frame]:
         """Apply the move :meth:`bot_decide` returned for view ``v``; a stale move (the
         game moved on meanwhile) is dropped. A bot that crashed or chose an illegal
         move forfeits, as in the arena."""
@@ -235,7 +235,7 @@ class Session:
             return self.forfeit_bot(f"illegal action {action}", "illegal")
         return self._apply(self.bot_seat, action)
 
-    def forfeit_bot(self, error: str, reason: str = "exception") -> list[dict[str, Any]]:
+    def forfeit_bot(self, error: str, reason: str = "exception") -> list[Frame]:
         """The bot loses the game: it crashed (``reason="exception"``) or chose an illegal move."""
         if self._finished:
             return []
@@ -248,13 +248,13 @@ class Session:
         self.frames.append(f)
         return [f]
 
-    def bot_move(self) -> list[dict[str, Any]]:
+    def bot_move(self) -> list[Frame]:
         """Let the bot move now, in this thread (the terminal table)."""
         v, kwargs = self.bot_view()
         return self.apply_bot(v, *self.bot_decide(v, kwargs))
 
     # --------------------------------------------------------------- applying
-    def _apply(self, seat: int, action: int) -> list[dict[str, Any]]:
+    def _apply(self, seat: int, action: int) -> list[Frame]:
         state = self.state
         before = view(state, self.seat)
         deal_no = self.deal_number
@@ -275,7 +275,7 @@ class Session:
         self.frames.extend(frames)
         return frames
 
-    def _end_deal(self, state: Any, after: PlayerView, deal_no: int) -> list[dict[str, Any]]:
+    def _end_deal(self, state: Any, after: PlayerView, deal_no: int) -> list[Frame]:
         """Record the deal just finished; the frames of its end and of the next deal's start."""
         info = self._raw.infos[PLAYER_IDS[0]]
         self.record.deals.append(deal_dict(info["deal_result"]))
@@ -316,25 +316,25 @@ class Session:
         self._finished = True
 
     def _event(self, seat: int | None, action: int | None, text: str, deal_no: int | None = None) -> None:
-        self.events.append({
-            "seq": len(self.events), "version": self.version, "deal": deal_no or self.deal_number,
-            "who": None if seat is None else self.who(seat), "action": action, "text": text,
-        })
+        self.events.append(Event(
+            seq=len(self.events), version=self.version, deal=deal_no or self.deal_number,
+            who=None if seat is None else self.who(seat), action=action, text=text,
+        ))
 
     # ------------------------------------------------------------------ frames
-    def frame(self, v: PlayerView | None = None, deal_no: int | None = None) -> dict[str, Any]:
+    def frame(self, v: PlayerView | None = None, deal_no: int | None = None) -> Frame:
         """The table as the person may see it (JSON-ready), from their view ``v``
         (default: now) and the public moves; cards by name."""
         v = self.view if v is None else v
         deal_no = deal_no or self.deal_number
         over = v.window == OVER
-        return {
-            "version": self.version,
-            "deal": deal_no,
+        return Frame(
+            version=self.version,
+            deal=deal_no,
             **table_frame(v, self.tricks, self._finished),
-            "deal_result": self.deal_results[-1] if over and self.deal_results else None,
-            "events": [e for e in self.events if e["version"] == self.version and e["deal"] == deal_no],
-        }
+            deal_result=self.deal_results[-1] if over and self.deal_results else None,
+            events=[e for e in self.events if e["version"] == self.version and e["deal"] == deal_no],
+        )
 
     def summary(self) -> dict[str, Any]:
         """The game around the table: players, episode, result (JSON-ready)."""
@@ -351,7 +351,7 @@ class Session:
             "deals": self.deal_results,
         }
 
-    def frames_since(self, version: int) -> list[dict[str, Any]]:
+    def frames_since(self, version: int) -> list[Frame]:
         """Kept frames newer than ``version`` (what a table has not shown yet)."""
         return [f for f in self.frames if f["version"] > version]
 

@@ -27,6 +27,7 @@ from typing import Any, TextIO
 from sixtysix_env.actions import CONTINUE
 from sixtysix_env.engine import DRAW
 
+from .frame import Frame, Move, Side, Trick
 from .moves import SUIT_SYMBOLS, IllegalMove
 from .session import Session
 
@@ -91,11 +92,11 @@ def detect_style(stream: TextIO, color: str) -> Style:
     return Style(on, unicode)
 
 
-def move_label(m: dict[str, Any], st: Style) -> str:
+def move_label(m: Move, st: Style) -> str:
     return st.card(m["card"]) if m["kind"] == "card" else st.text(m["label"])
 
 
-def render(s: Session, f: dict[str, Any], st: Style) -> str:
+def render(s: Session, f: Frame, st: Style) -> str:
     """The table of frame ``f`` (what the person may see) as text."""
     you, opp = f["you"], f["opponent"]
     bot = s.bot_name
@@ -107,7 +108,7 @@ def render(s: Session, f: dict[str, Any], st: Style) -> str:
     lines = [st.dim("─" * 72),
              st.bold(f" Sixty-Six · you vs {bot} · {score} · deal {f['deal']} · dealer {dealer}")]
 
-    def side(d: dict[str, Any]) -> str:
+    def side(d: Side) -> str:
         text = f"{d['score']} points · {d['tricks']} trick{'' if d['tricks'] == 1 else 's'}"
         if d["marriages"]:
             text += " · marriage " + " ".join(st.suit(m) for m in d["marriages"])
@@ -127,10 +128,10 @@ def render(s: Session, f: dict[str, Any], st: Style) -> str:
     state = f["talon_state"] if f["talon_state"] != "closed" else \
         f"closed by {'you' if f['closed_by'] == 'you' else bot}"
     lines.append(f" {'talon':<10} {talon} ({state}) · trumps {trump}")
-    def name(w: str) -> str:
+    def name(w: str | None) -> str:
         return "you" if w == "you" else bot
 
-    def cards(trick: dict[str, Any]) -> str:
+    def cards(trick: Trick) -> str:
         return ", ".join(f"{name(c['who'])} {st.card(c['card'])}" for c in trick["cards"])
 
     trick = f["trick"]
@@ -174,7 +175,7 @@ def _columns(items: list[str], st: Style, width: int = 72) -> list[str]:
     return ["  " + x for x in out]
 
 
-def render_hint(h: dict[str, Any], moves: list[dict[str, Any]], st: Style) -> str:
+def render_hint(h: dict[str, Any], moves: list[Move], st: Style) -> str:
     by_action = {m["action"]: (i, m) for i, m in enumerate(moves, 1)}
     i, best = by_action[h["action"]]
     lines = [f" Hint from {h['bot']}: {i}) {move_label(best, st)}"]
