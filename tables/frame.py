@@ -14,7 +14,7 @@ browser's scripts read (``tables/static/table.js``) is declared here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NotRequired, TypedDict
+from typing import TypedDict
 
 from sixtysix_env import ACTION_NAMES, PlayerView
 from sixtysix_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, actions_of
@@ -29,16 +29,21 @@ KIND_ORDER = {"card": 0, "marriage": 1, "exchange": 2, "close": 3, "declare": 4,
 CONTINUE_LABELS = {DRAW: "Draw", CLOSE_RESPONSE: "Continue (no exchange)", FINAL: "Continue (no declaration)"}
 
 
-class Move(TypedDict):
-    """One legal move as a table offers it: a card of the hand or a button."""
+class MoveBase(TypedDict):
+    """The keys of every move."""
 
     action: int
     name: str
     kind: str  # a key of KIND_ORDER
     label: str
-    card: NotRequired[str]  # kind "card"
-    suit: NotRequired[str]  # kind "marriage"
-    false: NotRequired[bool]  # kind "declare": the player has less than 66
+
+
+class Move(MoveBase, total=False):
+    """One legal move as a table offers it: a card of the hand or a button."""
+
+    card: str  # kind "card"
+    suit: str  # kind "marriage"
+    false: bool  # kind "declare": the player has less than 66
 
 
 class Side(TypedDict):
@@ -242,6 +247,6 @@ def _side(v: PlayerView, p: int) -> Side:
                 pending=pending)
 
 
-__all__ = ["OPPONENT", "YOU", "DealResult", "Event", "Frame", "MatchScore", "Move", "Side", "TableFrame",
-           "Trick", "TrickCard", "Tricks", "card_names", "card_order", "legal_moves", "move_entry",
-           "table_frame"]
+__all__ = ["OPPONENT", "YOU", "DealResult", "Event", "Frame", "MatchScore", "Move", "MoveBase", "Side",
+           "TableFrame", "Trick", "TrickCard", "Tricks", "card_names", "card_order", "legal_moves",
+           "move_entry", "table_frame"]

@@ -74,27 +74,35 @@ def make_bot(spec: str, seed: int | None) -> Any:
     return bot
 
 
+def seat_of_seed(seed: int) -> int:
+    """The person's seat when only a seed is given: a function of the seed, so that a
+    seed reproduces the whole game (cards, seat, bot) and seats still vary from seed to seed."""
+    return derive_seed(seed, "human seat") & 1
+
+
 class Session:
     """A match (``episode="match"``) or one deal between a person and a bot.
 
     ``vs``: the bot's spec (anything ``agents.make_agent`` accepts); ``seed``:
     the cards (None: a random seed, kept secret from the tables until the
-    game is over); ``seat``: the person's seat (0 or 1). Bots are seeded as
+    game is over); ``seat``: the person's seat (0 or 1; None: :func:`seat_of_seed`,
+    so that the seed alone reproduces the game). Bots are seeded as
     the arena seeds them (``derive_seed(seed, "seat", s)``), so a seed gives
     the same cards and the same bot.
     """
 
     def __init__(self, vs: str = "heuristic", *, seed: int | None = None, episode: str = "match",
-                 seat: int = 0, auto_forced: bool = True, human: str = HUMAN_NAME) -> None:
+                 seat: int | None = 0, auto_forced: bool = True, human: str = HUMAN_NAME) -> None:
         if episode not in EPISODES:
             raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        if seat not in (0, 1) or isinstance(seat, bool):
+        if seat is not None and (seat not in (0, 1) or isinstance(seat, bool)):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         bad_seed = isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63
         if seed is not None and bad_seed:
             raise ValueError(f"seed must be an int in 0..2**63-1, got {seed!r}")
         self.seed_chosen = seed is not None
         self.seed = secrets.randbits(63) if seed is None else seed
+        seat = seat_of_seed(self.seed) if seat is None else seat
         self.unit = episode
         self.seat = seat
         self.bot_seat = 1 - seat
@@ -370,4 +378,4 @@ class Session:
         return line
 
 
-__all__ = ["EPISODES", "Session", "make_bot"]
+__all__ = ["EPISODES", "Session", "make_bot", "seat_of_seed"]
