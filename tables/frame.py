@@ -131,6 +131,41 @@ class Frame(TableFrame):
     events: list[Event]
 
 
+class Forfeit(TypedDict):
+    seat: int
+    reason: str
+    detail: str
+
+
+class YouAndBot(TypedDict):
+    you: int
+    opponent: int
+
+
+class GameSummary(TypedDict):
+    """The game around the table (:meth:`tables.session.Session.summary`)."""
+
+    bot: str
+    episode: str
+    seat: str  # "player_0" or "player_1"
+    version: int
+    over: bool
+    winner: str | None  # "you" or "opponent"
+    match_score: YouAndBot | None  # once the game is over
+    forfeit: Forfeit | None
+    title: str | None  # who won, for both tables (tables.narration.Narrator.result_title)
+    seed: int | None  # once the game is over, or when the person chose it
+    deals: list[DealResult]
+
+
+class GameInfo(GameSummary):
+    """The summary as the web API sends it (:meth:`tables.games.Game.payload`)."""
+
+    record: int | None  # the game's index in the server's record file, once saved
+    hint_bot: str | None
+    thinking: bool  # the bot is choosing its move
+
+
 def card_order(cards: list[int], trump: int) -> list[int]:
     """Cards as a hand is held: suits alternating in colour, trumps last, low to high."""
     suits = [s for s in (0, 2, 1, 3) if s != trump] + [trump]
@@ -247,6 +282,6 @@ def _side(v: PlayerView, p: int) -> Side:
                 pending=pending)
 
 
-__all__ = ["OPPONENT", "YOU", "DealResult", "Event", "Frame", "MatchScore", "Move", "MoveBase", "Side",
-           "TableFrame", "Trick", "TrickCard", "Tricks", "card_names", "card_order", "legal_moves",
-           "move_entry", "table_frame"]
+__all__ = ["OPPONENT", "YOU", "DealResult", "Event", "Forfeit", "Frame", "GameInfo", "GameSummary",
+           "MatchScore", "Move", "MoveBase", "Side", "TableFrame", "Trick", "TrickCard", "Tricks",
+           "YouAndBot", "card_names", "card_order", "legal_moves", "move_entry", "table_frame"]

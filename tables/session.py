@@ -41,7 +41,18 @@ from sixtysix_env import PlayerView, view
 from sixtysix_env.engine import LEAD, OVER, PLAYER_IDS
 from sixtysix_env.seeding import derive_seed
 
-from .frame import OPPONENT, YOU, DealResult, Event, Frame, Move, Tricks, legal_moves, table_frame
+from .frame import (
+    DealResult,
+    Event,
+    Forfeit,
+    Frame,
+    GameSummary,
+    Move,
+    Tricks,
+    YouAndBot,
+    legal_moves,
+    table_frame,
+)
 from .moves import IllegalMove, parse_move, why_illegal
 from .narration import Narrator
 
@@ -344,20 +355,21 @@ class Session:
             events=[e for e in self.events if e["version"] == self.version and e["deal"] == deal_no],
         )
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> GameSummary:
         """The game around the table: players, episode, result (JSON-ready)."""
         rec = self.record
-        return {
-            "bot": self.bot_name, "episode": self.unit, "seat": PLAYER_IDS[self.seat],
-            "version": self.version, "over": self._finished,
-            "winner": None if rec.winner is None or not self._finished else self.who(rec.winner),
-            "match_score": {YOU: rec.match_score[self.seat], OPPONENT: rec.match_score[self.bot_seat]}
+        return GameSummary(
+            bot=self.bot_name, episode=self.unit, seat=PLAYER_IDS[self.seat],
+            version=self.version, over=self._finished,
+            winner=None if rec.winner is None or not self._finished else self.who(rec.winner),
+            match_score=YouAndBot(you=rec.match_score[self.seat], opponent=rec.match_score[self.bot_seat])
             if self._finished else None,
-            "forfeit": rec.forfeit,
-            "title": self.narrator.result_title(rec) if self._finished else None,
-            "seed": self.seed if self._finished or self.seed_chosen else None,
-            "deals": self.deal_results,
-        }
+            forfeit=None if rec.forfeit is None else Forfeit(
+                seat=rec.forfeit["seat"], reason=rec.forfeit["reason"], detail=rec.forfeit["detail"]),
+            title=self.narrator.result_title(rec) if self._finished else None,
+            seed=self.seed if self._finished or self.seed_chosen else None,
+            deals=self.deal_results,
+        )
 
     def frames_since(self, version: int) -> list[Frame]:
         """Kept frames newer than ``version`` (what a table has not shown yet)."""

@@ -14,7 +14,7 @@ from typing import Any, get_args, get_origin, get_type_hints, is_typeddict
 
 import pytest
 
-from tables.frame import DealResult, Event, Frame, Move, Side
+from tables.frame import DealResult, Event, Frame, GameInfo, GameSummary, Move, Side
 from tables.session import Session
 from tables.viewer import ViewerFrame, replay_frames
 
@@ -22,7 +22,7 @@ STATIC = Path(__file__).resolve().parents[2] / "tables" / "static"
 # The names each script gives its typed values (the scripts' header comments say so).
 READERS = {
     "table.js": {"f": Frame, "P.state": Frame, "res.state": Frame, "m": Move, "side": Side,
-                 "result": DealResult, "ev": Event},
+                 "result": DealResult, "ev": Event, "g": GameInfo, "P.game": GameInfo},
     "viewer.js": {"f": ViewerFrame},
 }
 
@@ -92,12 +92,33 @@ def test_every_frame_of_a_game_matches_the_typed_frame():
                 frames += s.bot_move()
             else:
                 frames += s.play(rng.choice(s.legal_moves())["action"])
+        check(s.summary(), GameSummary, "summary")
         assert any(f["deal_result"] for f in frames) and any(f["last_trick"] for f in frames)
         for i, f in enumerate(frames):
             check(f, Frame, f"frame {i}")
+        check(s.summary(), GameSummary, "the summary at the end")
         line = s.game_line(index=0, cluster=0)
         for i, f in enumerate(replay_frames(line)["frames"]):
             check(f, ViewerFrame, f"viewer frame {i}")
+
+
+def test_a_resigned_game_and_the_api_replies_match_the_types(start_server):
+    s = Session("random", seed=5, seat=None)
+    s.resign()
+    check(s.summary(), GameSummary, "summary after a resignation")
+    assert s.summary()["forfeit"] is not None
+    httpx = pytest.importorskip("httpx")
+    from tables_api import play_match
+
+    base, _ = start_server()
+    with httpx.Client(base_url=base, timeout=60) as c:
+        first = c.post("/api/games", json={"vs": "random", "seed": 2}).json()
+        check(first["game"], GameInfo, "game")
+        for i, f in enumerate([first["state"], *first["frames"]]):
+            check(f, Frame, f"frame {i}")
+        last = play_match(c, seed=3, episode="deal", pokes=False)
+        check(last["game"], GameInfo, "game at the end")
+        check(last["state"], Frame, "the last frame")
 
 
 def reads(script: str, name: str) -> list[list[str]]:
