@@ -254,7 +254,8 @@ async function gameOver() {
   const last = g.deals.length ? g.deals[g.deals.length - 1].text : "";
   const text = g.forfeit ? `${last ? last + " " : ""}(${g.forfeit.detail})` : last;
   setStatus(`Game over. ${g.record !== null ? "Saved as game " + g.record + "." : ""}`);
-  const setup = g.seed !== null ? ` Seed ${g.seed}, seat ${g.seat.replace("player_", "")}.` : "";
+  const stop = text && !text.endsWith(".") ? "." : "";
+  const setup = g.seed !== null ? `${stop} Seed ${g.seed}, seat ${g.seat.replace("player_", "")}.` : stop;
   const title = g.title === "drawn" ? "Drawn" : g.title;
   const pick = await banner(title, text + setup, ["banner-view", "banner-new"]);
   if (pick === "banner-view" && g.record !== null) P.openViewer("mine", g.record);
