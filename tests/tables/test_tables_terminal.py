@@ -124,6 +124,7 @@ def test_66_declares_enter_draws_and_resign_asks_first():
             if "Draw" in labels and not drew:
                 child.expect(r"Enter draws\): ")
                 child.sendline("")
+                child.expect(r"You draw \S+")  # Enter alone drew the card
                 child.expect(PROMPT)
                 assert "Draw" not in moves_listed(ANSI.sub("", child.before)).values()
                 drew = True
