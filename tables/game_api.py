@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 from typing import TYPE_CHECKING, Any
 
 from agents import KNOWN_AGENTS
@@ -96,7 +95,7 @@ def _new_game_options(tables: Tables, body: dict[str, Any]) -> dict[str, Any]:
     if episode not in EPISODES:
         raise ApiError(400, f"episode must be one of {', '.join(EPISODES)}")
     seat = body.get("seat")
-    seat = secrets.randbelow(2) if seat is None else checked_int(seat, "seat", 0, 1)
+    seat = None if seat is None else checked_int(seat, "seat", 0, 1)  # None: the seed decides
     return {"vs": vs, "hint": hint, "seed": seed, "episode": episode, "seat": seat}
 
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from agents import parse_spec
 
+from .frame import GameInfo
 from .hints import Hinter
 from .session import Session
 from .store import RecordStore
@@ -178,9 +179,8 @@ class Game:
         """The game as the API returns it: its summary, the table now, and the frames after
         version ``since`` when given."""
         s = self.session
-        info = s.summary()
-        info.update(record=self.record, hint_bot=None if self.hinter is None else self.hinter.name,
-                    thinking=self.pending)
+        info = GameInfo(**s.summary(), record=self.record,
+                        hint_bot=None if self.hinter is None else self.hinter.name, thinking=self.pending)
         out: dict[str, Any] = {"game": info, "state": s.frame()}
         if since is not None:
             out["frames"] = s.frames_since(since)

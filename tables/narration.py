@@ -17,7 +17,7 @@ from sixtysix_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE
 from sixtysix_env.cards import CARD_NAMES, SUIT_NAMES, cards_of
 from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, LEAD
 
-from .frame import OPPONENT, YOU
+from .frame import OPPONENT, YOU, DealResult, DealScores
 from .moves import marriage_points
 
 REASON_TEXT = {
@@ -87,15 +87,15 @@ class Narrator:
             return f"You draw {mine}, {self.bot} draws; talon {after.stock}"
         return f"{self.bot} draws, you draw {mine}; talon {after.stock}"
 
-    def deal_result(self, res: Any, deal_no: int, game_over: str | None) -> dict[str, Any]:
+    def deal_result(self, res: Any, deal_no: int, game_over: str | None) -> DealResult:
         """A finished deal for the frames (``game_over``: the end text when the game ended too)."""
         me, opp = self.seat, 1 - self.seat
         w = res.winner
-        return {
-            "deal": deal_no, "winner": None if w is None else self.who(w), "game_points": res.game_points,
-            "reason": res.reason, "scores": {YOU: res.scores[me], OPPONENT: res.scores[opp]},
-            "text": self.result_text(res, deal_no, game_over), "match_over": game_over is not None,
-        }
+        return DealResult(
+            deal=deal_no, winner=None if w is None else self.who(w), game_points=res.game_points,
+            reason=res.reason, scores=DealScores(you=res.scores[me], opponent=res.scores[opp]),
+            text=self.result_text(res, deal_no, game_over), match_over=game_over is not None,
+        )
 
     def result_text(self, res: Any, deal_no: int, game_over: str | None) -> str:
         me, opp = self.seat, 1 - self.seat
@@ -113,13 +113,18 @@ class Narrator:
 
     def game_over(self, record: GameRecord) -> str:
         """The end of the game (a deal or a match), from the finished ``record``."""
+        return "Game over: " + self.result_title(record)
+
+    def result_title(self, record: GameRecord) -> str:
+        """Who won the finished ``record``; a match adds its score, always the person's first
+        (``heuristic wins the match · you 3 : heuristic 7``), whoever won (both tables show this)."""
         if record.winner is None:
-            return "Game over: drawn"
+            return "drawn"
         won = "You win" if record.winner == self.seat else f"{self.bot} wins"
         if record.unit == "deal":
-            return f"Game over: {won}"
+            return f"{won} the deal"
         ms = record.match_score
-        return f"Game over: {won} the match {ms[self.seat]}:{ms[1 - self.seat]}"
+        return f"{won} the match · you {ms[self.seat]} : {self.bot} {ms[1 - self.seat]}"
 
 
 __all__ = ["REASON_TEXT", "Narrator"]

@@ -42,7 +42,18 @@ from sixtysix_env.engine import LEAD, OVER, PLAYER_IDS
 from sixtysix_env.episodes import check_episode
 from sixtysix_env.seeding import derive_seed
 
-from .frame import OPPONENT, YOU, Tricks, legal_moves, table_frame
+from .frame import (
+    DealResult,
+    Event,
+    Forfeit,
+    Frame,
+    GameSummary,
+    Move,
+    Tricks,
+    YouAndBot,
+    legal_moves,
+    table_frame,
+)
 from .moves import IllegalMove, parse_move, why_illegal
 from .narration import Narrator
 
@@ -74,26 +85,34 @@ def make_bot(spec: str, seed: int | None) -> Any:
     return bot
 
 
+def seat_of_seed(seed: int) -> int:
+    """The person's seat when only a seed is given: a function of the seed, so that a
+    seed reproduces the whole game (cards, seat, bot) and seats still vary from seed to seed."""
+    return derive_seed(seed, "human seat") & 1
+
+
 class Session:
     """A match (``episode="match"``) or one deal between a person and a bot.
 
     ``vs``: the bot's spec (anything ``agents.make_agent`` accepts); ``seed``:
     the cards (None: a random seed, kept secret from the tables until the
-    game is over); ``seat``: the person's seat (0 or 1). Bots are seeded as
+    game is over); ``seat``: the person's seat (0 or 1; None: :func:`seat_of_seed`,
+    so that the seed alone reproduces the game). Bots are seeded as
     the arena seeds them (``derive_seed(seed, "seat", s)``), so a seed gives
     the same cards and the same bot.
     """
 
     def __init__(self, vs: str = "heuristic", *, seed: int | None = None, episode: str = "match",
-                 seat: int = 0, auto_forced: bool = True, human: str = HUMAN_NAME) -> None:
+                 seat: int | None = 0, auto_forced: bool = True, human: str = HUMAN_NAME) -> None:
         check_episode(episode)
-        if seat not in (0, 1) or isinstance(seat, bool):
+        if seat is not None and (seat not in (0, 1) or isinstance(seat, bool)):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         bad_seed = isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63
         if seed is not None and bad_seed:
             raise ValueError(f"seed must be an int in 0..2**63-1, got {seed!r}")
         self.seed_chosen = seed is not None
         self.seed = secrets.randbits(63) if seed is None else seed
+        seat = seat_of_seed(self.seed) if seat is None else seat
         self.unit = episode
         self.seat = seat
         self.bot_seat = 1 - seat
@@ -112,9 +131,9 @@ class Session:
         self.env.reset(seed=self.seed)
         self._raw = self.env.unwrapped
         self.version = 0  # moves applied (a resignation counts as one more)
-        self.events: list[dict[str, Any]] = []
-        self.frames: deque[dict[str, Any]] = deque(maxlen=FRAMES_KEPT)
-        self.deal_results: list[dict[str, Any]] = []  # per finished deal, from the person's side
+        self.events: list[Event] = []
+        self.frames: deque[Frame] = deque(maxlen=FRAMES_KEPT)
+        self.deal_results: list[DealResult] = []  # per finished deal, from the person's side
         self.tricks = Tricks()  # the trick on the table and the last one, from the public moves
         self._finished = False
         self.frames.append(self.frame())
@@ -155,7 +174,7 @@ class Session:
         return self.narrator.who(seat)
 
     # ------------------------------------------------------------ the person
-    def legal_moves(self, v: PlayerView | None = None) -> list[dict[str, Any]]:
+    def legal_moves(self, v: PlayerView | None = None) -> list[Move]:
         """The person's legal moves in table order (cards as held, then the buttons)."""
         return [] if self._finished else legal_moves(self.view if v is None else v)
 
@@ -185,12 +204,12 @@ class Session:
             raise IllegalMove(reason)
         return action
 
-    def play(self, action: int) -> list[dict[str, Any]]:
+    def play(self, action: int) -> list[Frame]:
         """Play the person's ``action`` (checked); returns the new frames."""
         self.check_legal(action)
         return self._apply(self.seat, action)
 
-    def resign(self) -> list[dict[str, Any]]:
+    def resign(self) -> list[Frame]:
         """The person gives up: the match is lost at once (docs/rules.md section 4.4)."""
         if self._finished:
             raise IllegalMove("the game is over")
@@ -222,7 +241,7 @@ class Session:
         except BaseException as e:  # noqa: BLE001 - a crashing bot (even SystemExit) forfeits, as in the arena
             return None, f"{type(e).__name__}: {e}"[:500]
 
-    def apply_bot(self, v: PlayerView, action: int | None, error: str | None) -> list[dict[str, Any]]:
+    def apply_bot(self, v: PlayerView, action: int | None, error: str | None) -> list[Frame]:
         """Apply the move :meth:`bot_decide` returned for view ``v``; a stale move (the
         game moved on meanwhile) is dropped. A bot that crashed or chose an illegal
         move forfeits, as in the arena."""
@@ -234,7 +253,7 @@ class Session:
             return self.forfeit_bot(f"illegal action {action}", "illegal")
         return self._apply(self.bot_seat, action)
 
-    def forfeit_bot(self, error: str, reason: str = "exception") -> list[dict[str, Any]]:
+    def forfeit_bot(self, error: str, reason: str = "exception") -> list[Frame]:
         """The bot loses the game: it crashed (``reason="exception"``) or chose an illegal move."""
         if self._finished:
             return []
@@ -247,13 +266,13 @@ class Session:
         self.frames.append(f)
         return [f]
 
-    def bot_move(self) -> list[dict[str, Any]]:
+    def bot_move(self) -> list[Frame]:
         """Let the bot move now, in this thread (the terminal table)."""
         v, kwargs = self.bot_view()
         return self.apply_bot(v, *self.bot_decide(v, kwargs))
 
     # --------------------------------------------------------------- applying
-    def _apply(self, seat: int, action: int) -> list[dict[str, Any]]:
+    def _apply(self, seat: int, action: int) -> list[Frame]:
         state = self.state
         before = view(state, self.seat)
         deal_no = self.deal_number
@@ -274,7 +293,7 @@ class Session:
         self.frames.extend(frames)
         return frames
 
-    def _end_deal(self, state: Any, after: PlayerView, deal_no: int) -> list[dict[str, Any]]:
+    def _end_deal(self, state: Any, after: PlayerView, deal_no: int) -> list[Frame]:
         """Record the deal just finished; the frames of its end and of the next deal's start."""
         info = self._raw.infos[PLAYER_IDS[0]]
         self.record.deals.append(deal_dict(info["deal_result"]))
@@ -315,41 +334,43 @@ class Session:
         self._finished = True
 
     def _event(self, seat: int | None, action: int | None, text: str, deal_no: int | None = None) -> None:
-        self.events.append({
-            "seq": len(self.events), "version": self.version, "deal": deal_no or self.deal_number,
-            "who": None if seat is None else self.who(seat), "action": action, "text": text,
-        })
+        self.events.append(Event(
+            seq=len(self.events), version=self.version, deal=deal_no or self.deal_number,
+            who=None if seat is None else self.who(seat), action=action, text=text,
+        ))
 
     # ------------------------------------------------------------------ frames
-    def frame(self, v: PlayerView | None = None, deal_no: int | None = None) -> dict[str, Any]:
+    def frame(self, v: PlayerView | None = None, deal_no: int | None = None) -> Frame:
         """The table as the person may see it (JSON-ready), from their view ``v``
         (default: now) and the public moves; cards by name."""
         v = self.view if v is None else v
         deal_no = deal_no or self.deal_number
         over = v.window == OVER
-        return {
-            "version": self.version,
-            "deal": deal_no,
+        return Frame(
+            version=self.version,
+            deal=deal_no,
             **table_frame(v, self.tricks, self._finished),
-            "deal_result": self.deal_results[-1] if over and self.deal_results else None,
-            "events": [e for e in self.events if e["version"] == self.version and e["deal"] == deal_no],
-        }
+            deal_result=self.deal_results[-1] if over and self.deal_results else None,
+            events=[e for e in self.events if e["version"] == self.version and e["deal"] == deal_no],
+        )
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> GameSummary:
         """The game around the table: players, episode, result (JSON-ready)."""
         rec = self.record
-        return {
-            "bot": self.bot_name, "episode": self.unit, "seat": PLAYER_IDS[self.seat],
-            "version": self.version, "over": self._finished,
-            "winner": None if rec.winner is None or not self._finished else self.who(rec.winner),
-            "match_score": {YOU: rec.match_score[self.seat], OPPONENT: rec.match_score[self.bot_seat]}
+        return GameSummary(
+            bot=self.bot_name, episode=self.unit, seat=PLAYER_IDS[self.seat],
+            version=self.version, over=self._finished,
+            winner=None if rec.winner is None or not self._finished else self.who(rec.winner),
+            match_score=YouAndBot(you=rec.match_score[self.seat], opponent=rec.match_score[self.bot_seat])
             if self._finished else None,
-            "forfeit": rec.forfeit,
-            "seed": self.seed if self._finished or self.seed_chosen else None,
-            "deals": self.deal_results,
-        }
+            forfeit=None if rec.forfeit is None else Forfeit(
+                seat=rec.forfeit["seat"], reason=rec.forfeit["reason"], detail=rec.forfeit["detail"]),
+            title=self.narrator.result_title(rec) if self._finished else None,
+            seed=self.seed if self._finished or self.seed_chosen else None,
+            deals=self.deal_results,
+        )
 
-    def frames_since(self, version: int) -> list[dict[str, Any]]:
+    def frames_since(self, version: int) -> list[Frame]:
         """Kept frames newer than ``version`` (what a table has not shown yet)."""
         return [f for f in self.frames if f["version"] > version]
 
@@ -368,4 +389,4 @@ class Session:
         return line
 
 
-__all__ = ["Session", "make_bot"]
+__all__ = ["Session", "make_bot", "seat_of_seed"]

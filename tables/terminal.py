@@ -24,6 +24,10 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from sixtysix_env.actions import CONTINUE
+from sixtysix_env.engine import DRAW
+
+from .frame import Frame, Move, Side, Trick
 from .moves import SUIT_SYMBOLS, IllegalMove
 from .session import Session
 
@@ -31,7 +35,7 @@ DEFAULT_RECORDS = os.path.join("runs", "tables", "games.jsonl")
 HELP = """\
 moves:   a number from the list, or the move itself:
          a card (TH, 10H, T♥, 9c), marry H (or marry ♥), exchange, close,
-         66 (declare), continue (also: draw, decline)
+         66 (declare), continue (also: draw, decline); Enter alone draws after a trick you took
 other:   ? hint    t table again    log recent moves    resign    quit (not saved)    help"""
 _NAME = re.compile(r"\b([9JQKTA])([CSHD])\b")
 RED, BOLD, DIM, RESET = "\033[31m", "\033[1m", "\033[2m", "\033[0m"
@@ -88,11 +92,11 @@ def detect_style(stream: TextIO, color: str) -> Style:
     return Style(on, unicode)
 
 
-def move_label(m: dict[str, Any], st: Style) -> str:
+def move_label(m: Move, st: Style) -> str:
     return st.card(m["card"]) if m["kind"] == "card" else st.text(m["label"])
 
 
-def render(s: Session, f: dict[str, Any], st: Style) -> str:
+def render(s: Session, f: Frame, st: Style) -> str:
     """The table of frame ``f`` (what the person may see) as text."""
     you, opp = f["you"], f["opponent"]
     bot = s.bot_name
@@ -104,7 +108,7 @@ def render(s: Session, f: dict[str, Any], st: Style) -> str:
     lines = [st.dim("─" * 72),
              st.bold(f" Sixty-Six · you vs {bot} · {score} · deal {f['deal']} · dealer {dealer}")]
 
-    def side(d: dict[str, Any]) -> str:
+    def side(d: Side) -> str:
         text = f"{d['score']} points · {d['tricks']} trick{'' if d['tricks'] == 1 else 's'}"
         if d["marriages"]:
             text += " · marriage " + " ".join(st.suit(m) for m in d["marriages"])
@@ -124,10 +128,10 @@ def render(s: Session, f: dict[str, Any], st: Style) -> str:
     state = f["talon_state"] if f["talon_state"] != "closed" else \
         f"closed by {'you' if f['closed_by'] == 'you' else bot}"
     lines.append(f" {'talon':<10} {talon} ({state}) · trumps {trump}")
-    def name(w: str) -> str:
+    def name(w: str | None) -> str:
         return "you" if w == "you" else bot
 
-    def cards(trick: dict[str, Any]) -> str:
+    def cards(trick: Trick) -> str:
         return ", ".join(f"{name(c['who'])} {st.card(c['card'])}" for c in trick["cards"])
 
     trick = f["trick"]
@@ -171,7 +175,7 @@ def _columns(items: list[str], st: Style, width: int = 72) -> list[str]:
     return ["  " + x for x in out]
 
 
-def render_hint(h: dict[str, Any], moves: list[dict[str, Any]], st: Style) -> str:
+def render_hint(h: dict[str, Any], moves: list[Move], st: Style) -> str:
     by_action = {m["action"]: (i, m) for i, m in enumerate(moves, 1)}
     i, best = by_action[h["action"]]
     lines = [f" Hint from {h['bot']}: {i}) {move_label(best, st)}"]
@@ -259,12 +263,16 @@ class TerminalTable:
             self.hinter.observe(s.view)
         self.say(render(s, s.frame(), self.style))
         while True:
-            line = self._ask(" Your move (number, card, 'marry H', close, 66, continue; ? hint): ")
+            enter = "; Enter draws" if s.view.window == DRAW else ""
+            line = self._ask(f" Your move (number, card, 'marry H', close, 66, continue; ? hint{enter}): ")
             if line is None:
                 return False
             cmd = line.strip()
             low = cmd.lower()
             if not cmd:
+                if s.view.window == DRAW:  # the common choice after a trick won: one key
+                    s.play(CONTINUE)
+                    return True
                 continue
             if low in ("q", "quit", "exit"):
                 return False
@@ -282,11 +290,18 @@ class TerminalTable:
                 self._hint()
                 continue
             if low == "resign":
-                s.resign()
-                return True
+                answer = self._ask(" Resign? The game counts as lost. Type y to resign: ")
+                if answer is None:
+                    return False
+                if answer.strip().lower() in ("y", "yes"):
+                    s.resign()
+                    return True
+                self.say(" Not resigned. Position unchanged.")
+                continue
             moves = s.legal_moves()
             try:
-                if cmd.isdigit() and len(cmd) <= 2:
+                number = cmd.isdigit() and (len(cmd) == 1 or (len(cmd) == 2 and cmd != "66"))
+                if number:  # "66" is the word for declaring (the list never reaches 66 moves)
                     n = int(cmd)
                     if not 1 <= n <= len(moves):
                         self.say(f" No move {n}: choose 1-{len(moves)}. Position unchanged.")
@@ -320,7 +335,7 @@ class TerminalTable:
         self.events(pause=False)
         self.say(render(s, s.frame(), self.style))
         summary = s.summary()
-        self.say(self.style.bold(f" Game over. Seed {summary['seed']}."))
+        self.say(self.style.bold(f" Game over: {summary['title']}. Seed {summary['seed']}."))
         if not self.records:
             return 0
         from .store import RecordStore

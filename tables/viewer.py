@@ -5,13 +5,14 @@ holds the seed and every action, so the game is re-run through the
 environment exactly as ``sixtysix replay`` does, and each position becomes
 a JSON-ready frame: both hands, the talon in order, the trick, the scores
 and the move made from it. The game is over, so the viewer shows all the
-cards. A replay that disagrees with the recorded deals (another engine
+cards (a :class:`ViewerFrame`, declared once here; a test checks the keys
+``tables/static/viewer.js`` reads). A replay that disagrees with the recorded deals (another engine
 version, an edited file) is a ``ValueError``, as in ``sixtysix replay``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import sixtysix_env
 from sixtysix_env import ACTION_NAMES
@@ -22,6 +23,55 @@ from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, LEAD, PLAYER_IDS, WINDOW_N
 from .frame import Tricks, card_names
 
 MAX_ACTIONS = 5000  # far more than any match; a longer list is not a real record
+
+
+class SeatCard(TypedDict):
+    seat: int
+    card: str
+
+
+class LastTrick(TypedDict):
+    cards: list[SeatCard]
+    taken_by: int
+
+
+class DealEnd(TypedDict):
+    winner: int | None
+    game_points: int
+    reason: str
+    scores: list[int]
+
+
+class RecordedMove(TypedDict):
+    n: int  # 1, 2, ... over the whole game
+    seat: int
+    action: int
+    name: str
+    text: str
+
+
+class ViewerFrame(TypedDict):
+    """One position of a recorded game, every card shown; seats by number (0, 1)."""
+
+    deal: int
+    dealer: int
+    window: str
+    to_act: int | None
+    hands: list[list[str]]
+    talon: list[str]  # the face-down cards, in the order they would be drawn
+    stock: int
+    trump: str
+    trump_card: str | None
+    closed_by: int | None
+    trick: list[SeatCard]
+    taken_by: int | None
+    last_trick: LastTrick | None
+    scores: list[int]
+    tricks: list[int]
+    marriages: list[list[str]]
+    match: list[int]
+    result: DealEnd | None
+    move: RecordedMove | None  # the move made from this position; None at a deal's end
 
 
 def move_text(state: Any, action: int, players: list[str]) -> str:
@@ -45,29 +95,28 @@ def move_text(state: Any, action: int, players: list[str]) -> str:
     return f"{who} {ACTION_NAMES[action]}"
 
 
-def _frame(state: Any, deal_no: int, tricks: Tricks) -> dict[str, Any]:
+def _frame(state: Any, deal_no: int, tricks: Tricks) -> ViewerFrame:
     t = state.trump
     stock = state.stock
     face_down = state.talon[12 - stock:11] if stock else ()
-    return {
-        "deal": deal_no, "dealer": state.dealer, "window": WINDOW_NAMES[state.window],
-        "to_act": None if state.result is not None else state.to_act,
-        "hands": [card_names(state.hands[0], t), card_names(state.hands[1], t)],
-        "talon": [CARD_NAMES[c] for c in face_down], "stock": stock,
-        "trump": SUIT_LETTERS[t], "trump_card": CARD_NAMES[state.trump_card] if stock else None,
-        "closed_by": state.closed_by if state.closed_by >= 0 else None,
-        "trick": [{"seat": p, "card": CARD_NAMES[c]} for p, c in tricks.cards], "taken_by": tricks.taken_by,
-        "last_trick": None if tricks.last is None else {
-            "cards": [{"seat": p, "card": CARD_NAMES[c]} for p, c in tricks.last[0]],
-            "taken_by": tricks.last[1]},
-        "scores": [state.score(0), state.score(1)], "tricks": list(state.tricks),
-        "marriages": [[SUIT_LETTERS[s] for s in range(4) if state.shown[p] >> s & 1] for p in (0, 1)],
-        "match": list(state.match_scores),
-        "result": None if state.result is None else {
-            "winner": state.result.winner, "game_points": state.result.game_points,
-            "reason": state.result.reason, "scores": list(state.result.scores)},
-        "move": None,
-    }
+    return ViewerFrame(
+        deal=deal_no, dealer=state.dealer, window=WINDOW_NAMES[state.window],
+        to_act=None if state.result is not None else state.to_act,
+        hands=[card_names(state.hands[0], t), card_names(state.hands[1], t)],
+        talon=[CARD_NAMES[c] for c in face_down], stock=stock,
+        trump=SUIT_LETTERS[t], trump_card=CARD_NAMES[state.trump_card] if stock else None,
+        closed_by=state.closed_by if state.closed_by >= 0 else None,
+        trick=[SeatCard(seat=p, card=CARD_NAMES[c]) for p, c in tricks.cards], taken_by=tricks.taken_by,
+        last_trick=None if tricks.last is None else LastTrick(
+            cards=[SeatCard(seat=p, card=CARD_NAMES[c]) for p, c in tricks.last[0]], taken_by=tricks.last[1]),
+        scores=[state.score(0), state.score(1)], tricks=list(state.tricks),
+        marriages=[[SUIT_LETTERS[s] for s in range(4) if state.shown[p] >> s & 1] for p in (0, 1)],
+        match=list(state.match_scores),
+        result=None if state.result is None else DealEnd(
+            winner=state.result.winner, game_points=state.result.game_points,
+            reason=state.result.reason, scores=list(state.result.scores)),
+        move=None,
+    )
 
 
 def replay_frames(g: dict[str, Any]) -> dict[str, Any]:
@@ -84,7 +133,7 @@ def replay_frames(g: dict[str, Any]) -> dict[str, Any]:
     env = sixtysix_env.env(episode=unit)
     env.reset(seed=seed)
     raw = env.unwrapped
-    frames: list[dict[str, Any]] = []
+    frames: list[ViewerFrame] = []
     deal_no, tricks = 1, Tricks()
     for n, action in enumerate(actions):
         state = raw.game_state
@@ -93,8 +142,8 @@ def replay_frames(g: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(action, int) or not state.is_legal(action):
             raise ValueError(f"move {n + 1} ({action!r}) is not legal in the replayed game")
         f = _frame(state, deal_no, tricks)
-        f["move"] = {"n": n + 1, "seat": state.to_act, "action": action, "name": ACTION_NAMES[action],
-                     "text": move_text(state, action, players)}
+        f["move"] = RecordedMove(n=n + 1, seat=state.to_act, action=action, name=ACTION_NAMES[action],
+                                 text=move_text(state, action, players))
         frames.append(f)
         seat, window = state.to_act, state.window
         env.step(action)

@@ -97,6 +97,7 @@ def test_a_whole_match_by_clicking_then_the_viewer(start_server, browser, tmp_pa
         if t["banner"] and t["next"]:
             if deals == 0:
                 d.save_screenshot(str(shots / "deal-over.png"))
+            assert not d.find_element(By.ID, "hint-btn").is_enabled()  # no hint under the banner
             deals += 1
             d.find_element(By.ID, "banner-next").click()
             continue
@@ -176,3 +177,90 @@ def test_a_whole_match_by_clicking_then_the_viewer(start_server, browser, tmp_pa
     errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE" and "/api/game " not in e["message"]
               and "404" not in e["message"]]
     assert not errors, errors
+
+
+def layout(d) -> dict:
+    """What the phone layout must get right, measured in the page."""
+    return d.execute_script("""
+        const box = (id) => { const r = document.getElementById(id).getBoundingClientRect();
+                              return [r.left, r.top, r.right, r.bottom]; };
+        const shown = (id) => { const e = document.getElementById(id);
+                                return !!e.offsetParent && e.getBoundingClientRect().width > 0; };
+        const moves = document.getElementById('v-moves');
+        const probe = document.createElement('canvas').getContext('2d');
+        const style = getComputedStyle(moves);
+        probe.font = style.fontSize + ' ' + style.fontFamily;
+        return {width: innerWidth, scroll: document.documentElement.scrollWidth,
+                last: shown('last-trick') || shown('last-label'), lastBox: box('last-label'),
+                empty: shown('v-empty'), table: shown('v-table'),
+                names: [0, 1].map((s) => [box('v-name-' + s), box('v-stats-' + s)]),
+                numberRoom: Math.min(...['v-moves', 'log'].map(
+                  (id) => parseFloat(getComputedStyle(document.getElementById(id)).paddingLeft))),
+                number: probe.measureText('8888. ').width};
+    """)
+
+
+def overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_phone_and_desktop_layout(start_server, browser, tmp_path, width):
+    """At 390 px and 1280 px: no sideways scroll, the last trick shown, the viewer's empty
+    state, names that do not overlap, room for long move numbers; New game mid-game asks."""
+    from agents.arena import round_robin
+
+    shots = Path(os.environ.get("SIXTYSIX_SCREENSHOTS") or tmp_path / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    arena = str(tmp_path / "arena.jsonl")
+    round_robin(["heuristic", "random"], games=1, results_path=arena, progress=False)
+    base, _ = start_server("--records", arena, "--hint", "none")
+    d = browser
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": width, "height": 860, "deviceScaleFactor": 1, "mobile": width < 600})
+    d.get(base + "/?fast=1")
+    wait_until(lambda: d.find_elements(By.CSS_SELECTOR, "#vs option[value=heuristic]"))
+    Select(d.find_element(By.ID, "vs")).select_by_value("heuristic")
+    d.find_element(By.ID, "seed").send_keys("7")
+    Select(d.find_element(By.ID, "seat")).select_by_value("0")
+    d.find_element(By.ID, "new").click()
+    while not d.find_elements(By.CSS_SELECTOR, "#last-trick .card"):  # play until a trick is taken
+        wait_until(lambda: table(d)["turn"] == "you", message="never my turn")
+        version = table(d)["version"]
+        try:
+            options = d.find_elements(By.CSS_SELECTOR,
+                                      "#hand .card.legal, #actions button[data-kind=continue]")
+            options[0].click()
+        except StaleElementReferenceException:
+            continue
+        wait_until(lambda v=version: table(d)["version"] != v, message="a click did nothing")
+    wait_until(lambda: table(d)["turn"] == "you", message="never my turn")
+    m = layout(d)
+    d.save_screenshot(str(shots / f"play-{width}.png"))
+    assert m["scroll"] <= m["width"], m  # nothing sticks out sideways
+    assert m["last"] and m["lastBox"][2] <= m["width"], m  # the last trick, on the screen
+
+    before = table(d)
+    d.find_element(By.ID, "new").click()  # mid-game: asks first
+    d.switch_to.alert.dismiss()
+    assert table(d)["version"] == before["version"] and table(d)["hand"] == before["hand"]
+
+    d.find_element(By.ID, "tab-viewer").click()
+    m = layout(d)
+    d.save_screenshot(str(shots / f"viewer-empty-{width}.png"))
+    assert m["empty"] and not m["table"], m
+    assert "Pick a game" in d.find_element(By.ID, "v-empty").text
+
+    wait_until(lambda: d.find_elements(By.CSS_SELECTOR, "details[data-source='0'] li button"))
+    d.find_element(By.CSS_SELECTOR, "details[data-source='0'] li button").click()
+    wait_until(lambda: d.find_element(By.ID, "v-move").text.startswith("Move 1 of"), message="viewer empty")
+    for _ in range(12):
+        d.find_element(By.ID, "v-next").click()
+    m = layout(d)
+    d.save_screenshot(str(shots / f"viewer-{width}.png"))
+    assert m["table"] and not m["empty"] and m["scroll"] <= m["width"], m
+    for name, stats in m["names"]:
+        assert not overlap(name, stats), m["names"]
+    assert not overlap(m["names"][0][0], m["names"][1][0])
+    assert m["numberRoom"] >= m["number"], m  # four-digit move numbers keep their first digit
+    assert " 1 tricks" not in d.find_element(By.ID, "v-table").text

@@ -99,3 +99,61 @@ def test_a_whole_match_in_a_terminal(tmp_path):
     assert p.returncode == 0, p.stderr
     head = f"game {index}: human (player_0) vs heuristic (player_1), a match to 7, seed 4"
     assert p.stdout.startswith(head)
+
+
+def spawn(*extra: str):
+    env = dict(os.environ, PYTHONPATH=os.getcwd() + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               TERM="dumb", PYTHONIOENCODING="utf-8", LANG="C.UTF-8")
+    args = ["-m", "tables.terminal", "--vs", "heuristic", "--hint", "none", "--delay", "0",
+            "--no-save", *extra]
+    return pexpect.spawn(sys.executable, args, env=env, encoding="utf-8", timeout=60, dimensions=(60, 140))
+
+
+def test_66_declares_enter_draws_and_resign_asks_first():
+    """``66`` declares whenever declaring is legal (it is no move number), Enter alone draws
+    after a trick won, and ``resign`` asks before it gives the game away."""
+    rng = random.Random(3)
+    child = spawn("--seed", "3", "--episode", "deal")
+    declared = drew = False
+    try:
+        for _ in range(60):
+            child.expect(PROMPT)
+            screen = ANSI.sub("", child.before)
+            moves = moves_listed(screen)
+            labels = list(moves.values())
+            if "Draw" in labels and not drew:
+                child.expect(r"Enter draws\): ")
+                child.sendline("")
+                child.expect(r"You draw \S+")  # Enter alone drew the card
+                child.expect(PROMPT)
+                assert "Draw" not in moves_listed(ANSI.sub("", child.before)).values()
+                drew = True
+                child.sendline("t")  # the table again, for the loop
+                continue
+            if any(label.startswith("Declare 66") for label in labels):
+                child.sendline("66")
+                child.expect(r"\n.*[Dd]eclare")
+                assert "No move 66" not in child.before
+                declared = True
+                break
+            cards = [n for n, label in moves.items() if card_word(label)]
+            child.sendline(str(rng.choice(cards or list(moves))))
+        assert declared and drew
+    finally:
+        child.close()
+
+    child = spawn("--seed", "5")
+    try:
+        child.expect(PROMPT)
+        child.sendline("resign")
+        child.expect("Resign\\?")
+        child.sendline("n")
+        child.expect("Not resigned")
+        child.expect(PROMPT)
+        child.sendline("resign")
+        child.expect("Resign\\?")
+        child.sendline("y")
+        child.expect(r"Game over: heuristic wins the match · you 0 : heuristic 0")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()

@@ -265,3 +265,19 @@ def test_the_leak_checker_catches_a_leak():
                  {"state": dict(s.frame(), top=f"the next card is {drawn}")}):
         with pytest.raises(AssertionError, match="hidden cards"):
             mirror.check(leak)
+
+
+def test_a_seed_alone_reproduces_the_seat(start_server):
+    """Without a seat the seed decides it (tables.session.seat_of_seed), so the seed shown at
+    the end replays the same game; a chosen seat still wins."""
+    from tables.session import seat_of_seed
+
+    assert {seat_of_seed(s) for s in range(12)} == {0, 1}  # seats still vary from seed to seed
+    base, _ = start_server()
+    with client(base) as c:
+        for seed in range(4):
+            seats = {c.post("/api/games", json={"vs": "random", "seed": seed}).json()["game"]["seat"]
+                     for _ in range(3)}
+            assert seats == {f"player_{seat_of_seed(seed)}"}
+            chosen = c.post("/api/games", json={"vs": "random", "seed": seed, "seat": 1}).json()
+            assert chosen["game"]["seat"] == "player_1"
