@@ -183,7 +183,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in FOUR_IDS}
         self.terminations = {a: False for a in FOUR_IDS}
         self.truncations = {a: False for a in FOUR_IDS}
-        self.infos = {a: {} for a in FOUR_IDS}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in FOUR_IDS}
         self.agent_selection = FOUR_IDS[self.game_state.to_act]
         if self.render_mode == "human":
             self.render()

@@ -33,6 +33,10 @@ class RulesState(State):
     play; the match switches (draw bonus, double game) need nothing more."""
 
     __slots__ = _EXTRA
+    # Instance slots shadowing State's class-level defaults: a pattern mypy cannot express.
+    rules: Rules  # type: ignore[misc]
+    bonus: int  # type: ignore[misc]
+    held: tuple[tuple[int, int], tuple[int, int]] | None  # type: ignore[misc]
 
     def clone(self) -> State:
         s = object.__new__(type(self))
