@@ -125,7 +125,7 @@ class PlayerView:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         """A hashable summary of the whole view (for tables and caches)."""
         return tuple(getattr(self, k) for k in _FIELDS)
 

@@ -12,6 +12,7 @@ picks the class for a deal; :mod:`sixtysix_env.deals` and
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import Any
 
 from .actions import CLOSE_BIT, DECLARE_BIT, EXCHANGE_BIT, MARRIAGE_ACTIONS
 from .cards import QUEEN, QUEENS
@@ -90,10 +91,10 @@ class RulesState(State):
     def _draw(self, p: int, talon_size: int = TALON_SIZE) -> None:
         State._draw(self, p, len(self.talon))  # the deck of the rules may be smaller
 
-    def __getstate__(self) -> tuple:
+    def __getstate__(self) -> tuple[Any, ...]:
         return tuple(getattr(self, k) for k in (*_FIELDS, *_EXTRA))
 
-    def __setstate__(self, state: tuple) -> None:
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
         for k, v in zip((*_FIELDS, *_EXTRA), state, strict=True):
             setattr(self, k, v)
 

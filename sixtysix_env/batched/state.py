@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 
@@ -109,7 +110,7 @@ class BatchedState:
         """This state with tables ``cols`` overwritten by scalar states."""
         idx = torch.tensor(cols, dtype=torch.int64, device=self.device)
 
-        def put(name: str, values: list) -> torch.Tensor:
+        def put(name: str, values: list[Any]) -> torch.Tensor:
             column = getattr(self, name).clone()
             v = torch.tensor(values, dtype=column.dtype, device=self.device)
             column[..., idx] = v.T if v.dim() == 2 else v
