@@ -217,7 +217,7 @@ class raw_env(AECEnv):
         self.possible_agents = list(PLAYER_IDS)
         self._index = {a: i for i, a in enumerate(PLAYER_IDS)}
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in PLAYER_IDS}
-        obs_space: dict[str, spaces.Space] = {
+        obs_space: dict[str, spaces.Space[Any]] = {
             "observation": spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
         }
@@ -237,10 +237,10 @@ class raw_env(AECEnv):
         return self._deal_index
 
     # ------------------------------------------------------------- spaces
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------- reset

@@ -164,10 +164,10 @@ class raw_env(AECEnv):
         self._seed = 0
         self._deal_index = 0
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -183,7 +183,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in FOUR_IDS}
         self.terminations = {a: False for a in FOUR_IDS}
         self.truncations = {a: False for a in FOUR_IDS}
-        self.infos = {a: {} for a in FOUR_IDS}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in FOUR_IDS}
         self.agent_selection = FOUR_IDS[self.game_state.to_act]
         if self.render_mode == "human":
             self.render()

@@ -21,7 +21,7 @@ from .actions import to_int
 from .cards import CARD_NAMES, cards_of, parse_cards
 from .engine import LEAD, State
 from .seeding import make_rng
-from .variant_rules import state_class
+from .variant_rules import RulesState, state_class
 from .variants import GERMAN, Rules, rules_from_spec
 
 
@@ -83,7 +83,7 @@ def new_state(
     s.dealer = dealer
     s.match_scores = [int(match_scores[0]), int(match_scores[1])]
     s.result = None
-    if cls is not State:
+    if isinstance(s, RulesState):  # the German class keeps its class-level defaults
         s.rules = rules
         s.bonus = bonus
         s.held = rules.held_start

@@ -52,10 +52,10 @@ def deal_four(
     rules: FourRules = FOUR,
 ) -> FourState:
     """Shuffle and deal; ``dealer`` None: chosen from the RNG."""
-    rng = make_rng(rng)
-    dealer = rng.randrange(4) if dealer is None else check_seat(dealer, "dealer")
+    gen = make_rng(rng)
+    dealer = gen.randrange(4) if dealer is None else check_seat(dealer, "dealer")
     cards = list(range(N_CARDS))
-    rng.shuffle(cards)
+    gen.shuffle(cards)
     cards = [int(c) for c in cards]
     hands = [cards[HAND * i : HAND * (i + 1)] for i in range(N_SEATS)]
     return new_four(hands, dealer, _scores(match_scores, rules), rules)

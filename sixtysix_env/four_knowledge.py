@@ -13,7 +13,8 @@ from typing import Any
 
 from .cards import CARD_NAMES, N_CARDS, cards_of, names_of
 from .engine import OVER, WINDOW_NAMES
-from .four import FOUR_IDS, N_SEATS, FourState, check_seat
+from .four import FOUR_IDS, N_SEATS, FourRules, FourState, check_seat
+from .scoring import DealResult
 from .seeding import make_rng
 
 _VIEW_FIELDS = (
@@ -30,6 +31,32 @@ class FourView:
     hands this seat cannot place."""
 
     __slots__ = _VIEW_FIELDS
+    player: int
+    hand: int
+    window: int
+    to_act: int
+    legal_mask: int
+    trump: int
+    trump_card: int
+    leader: int
+    trick: tuple[int, ...]
+    points: tuple[int, ...]
+    tricks: tuple[int, ...]
+    won: tuple[int, ...]
+    played: tuple[int, ...]
+    shown: tuple[int, ...]
+    known: tuple[int, ...]
+    void: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    marriage_suit: int
+    partner_shown: bool
+    can_declare: bool
+    dealer: int
+    match_scores: tuple[int, ...]
+    result: DealResult | None
+    scores: tuple[int, int]
+    unseen: int
+    rules: FourRules
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FourView):
@@ -85,13 +112,13 @@ def sample_four(v: FourView, rng: int | random.Random | Any | None = None, tries
     """A full deal consistent with ``v``: the unseen cards dealt to the other
     seats respecting hand sizes, known cards and voids (random restarts; close
     to uniform). ``ValueError`` if no deal is found."""
-    rng = make_rng(rng)
+    gen = make_rng(rng)
     others = [s for s in range(N_SEATS) if s != v.player]
     unseen = cards_of(v.unseen)
     for _ in range(tries):
         hands = [v.known[s] if s != v.player else v.hand for s in range(N_SEATS)]
         room = {s: v.hand_sizes[s] - v.known[s].bit_count() for s in others}
-        rng.shuffle(unseen)
+        gen.shuffle(unseen)
         ok = True
         # Most constrained cards first keeps restarts rare.
         for c in sorted(unseen, key=lambda c: sum(1 for s in others if not v.void[s] >> c & 1)):
@@ -99,9 +126,9 @@ def sample_four(v: FourView, rng: int | random.Random | Any | None = None, tries
             if not seats:
                 ok = False
                 break
-            s = _weighted(rng, seats, room)
-            hands[s] |= 1 << c
-            room[s] -= 1
+            seat = _weighted(gen, seats, room)
+            hands[seat] |= 1 << c
+            room[seat] -= 1
         if ok:
             break
     else:

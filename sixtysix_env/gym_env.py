@@ -203,11 +203,11 @@ class SixtySixGymEnv(gymnasium.Env):
         self._failure: BaseException | None = None
         self._ended: dict[str, int] | None = None  # the deal keys of a deal that ended in this step
 
-    def _space(self) -> spaces.Space:
+    def _space(self) -> spaces.Space[Any]:
         box = spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
         if self._obs_keys == ("observation",):
             return box
-        parts: dict[str, spaces.Space] = {
+        parts: dict[str, spaces.Space[Any]] = {
             "observation": box, "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
             "full_observation": spaces.Box(FULL_OBS_LOW, FULL_OBS_HIGH, dtype=np.float32)}
         return spaces.Dict({k: parts[k] for k in self._obs_keys})

@@ -23,7 +23,7 @@ from .cards import cards_of
 from .engine import OVER, State
 from .engine import talon_phase as phase_of
 from .seeding import make_rng
-from .variant_rules import state_class
+from .variant_rules import RulesState, state_class
 from .variants import Rules
 
 _FIELDS = (
@@ -125,7 +125,7 @@ class PlayerView:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         """A hashable summary of the whole view (for tables and caches)."""
         return tuple(getattr(self, k) for k in _FIELDS)
 
@@ -283,7 +283,7 @@ def sample_state(
     s.dealer = v.dealer
     s.match_scores = list(v.match_scores)
     s.result = v.result
-    if cls is not State:
+    if isinstance(s, RulesState):  # the German class keeps its class-level defaults
         s.rules = v.rules
         s.bonus = v.bonus
         s.held = v.held

@@ -61,6 +61,9 @@ from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 MODULE_ID = "shared"
 """The one policy both seats share (self-play)."""
 
+# What a multi-agent step returns: observations, rewards, terminateds, truncateds, infos (by agent id).
+StepDicts = tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]
+
 
 def observation_space() -> gym.spaces.Dict:
     """What a player observes: the AEC observation and its mask as float32."""
@@ -95,7 +98,7 @@ class SixtySixMultiAgentEnv(MultiAgentEnv):
         return {agent: self._observe(agent)}, {}
 
     def step(self, action_dict: dict[str, Any]  # type: ignore[override]
-             ) -> tuple[dict, dict, dict, dict, dict]:
+             ) -> StepDicts:
         aec = self.aec
         agent = aec.agent_selection
         aec.step(int(action_dict[agent]))
@@ -159,7 +162,7 @@ class SixtySixTablesEnv(MultiAgentEnv):
         return obs, {}
 
     def step(self, action_dict: dict[str, Any]  # type: ignore[override]
-             ) -> tuple[dict, dict, dict, dict, dict]:
+             ) -> StepDicts:
         obs: dict[str, Any] = {}
         rewards: dict[str, float] = {}
         terms: dict[str, bool] = {}

@@ -12,6 +12,7 @@ picks the class for a deal; :mod:`sixtysix_env.deals` and
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import Any
 
 from .actions import CLOSE_BIT, DECLARE_BIT, EXCHANGE_BIT, MARRIAGE_ACTIONS
 from .cards import QUEEN, QUEENS
@@ -33,6 +34,10 @@ class RulesState(State):
     play; the match switches (draw bonus, double game) need nothing more."""
 
     __slots__ = _EXTRA
+    # Instance slots shadowing State's class-level defaults: a pattern mypy cannot express.
+    rules: Rules  # type: ignore[misc]
+    bonus: int  # type: ignore[misc]
+    held: tuple[tuple[int, int], tuple[int, int]] | None  # type: ignore[misc]
 
     def clone(self) -> State:
         s = object.__new__(type(self))
@@ -86,10 +91,10 @@ class RulesState(State):
     def _draw(self, p: int, talon_size: int = TALON_SIZE) -> None:
         State._draw(self, p, len(self.talon))  # the deck of the rules may be smaller
 
-    def __getstate__(self) -> tuple:
+    def __getstate__(self) -> tuple[Any, ...]:
         return tuple(getattr(self, k) for k in (*_FIELDS, *_EXTRA))
 
-    def __setstate__(self, state: tuple) -> None:
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
         for k, v in zip((*_FIELDS, *_EXTRA), state, strict=True):
             setattr(self, k, v)
 

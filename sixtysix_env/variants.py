@@ -188,7 +188,7 @@ def rules_from_spec(spec: Any) -> Rules:
         raise UnknownRulesError(
             f"unknown rules preset {name!r} in {spec!r}: choose one of {', '.join(PRESETS)}"
         )
-    changes: dict[str, bool] = {}
+    changes: dict[str, Any] = {}  # Rules fields by name (replace() takes any of them)
     for raw in switches:
         switch = raw.replace("-", "_")
         if switch not in SWITCHES:

@@ -44,7 +44,7 @@ def knob(default: T, help: str, check: Check | None = None) -> T:
     meta = {"help": help, "check": check}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)  # type: ignore[return-value]
-    return field(default=default, metadata=meta)  # type: ignore[no-any-return]
+    return field(default=default, metadata=meta)
 
 
 class ConfigError(ValueError):

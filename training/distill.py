@@ -229,7 +229,7 @@ def save_rows(rows: dict[str, np.ndarray], path: Path, phase: str) -> None:
     """Write ``rows`` (with their phase) atomically, for a later ``--data``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, phase=np.array(phase), **rows)
+    np.savez(tmp, phase=np.array(phase), **rows)  # type: ignore[arg-type]  # numpy stub: **rows may name allow_pickle
     tmp.replace(path)
 
 

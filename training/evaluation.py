@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import math
 
-from torch import nn
-
 from agents import make_agent
 from agents.arena import PairingStats, head_to_head
+from agents.nets import PolicyNet
 from agents.neural import PPOAgent
 
 from .config import Config
@@ -30,7 +29,7 @@ def opponents(cfg: Config) -> list[tuple[str, int]]:
     return [(spec, games) for spec, games in specs if games > 0]
 
 
-def evaluate(policy: nn.Module, cfg: Config, update: int) -> dict[str, PairingStats]:
+def evaluate(policy: PolicyNet, cfg: Config, update: int) -> dict[str, PairingStats]:
     """The greedy policy against each evaluation opponent: short name (``pimc`` for
     ``pimc:worlds=8``) -> the arena's statistics, from the policy's side."""
     agent = PPOAgent(policy, greedy=True, name="ppo-train", assist=cfg.assist)

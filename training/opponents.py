@@ -17,7 +17,7 @@ import numpy as np
 
 from agents import make_agent
 from agents.base import Agent
-from agents.play import derive_seed
+from sixtysix_env.seeding import derive_seed
 
 from .config import Config
 

@@ -120,6 +120,7 @@ def differential(
                     _fail(i, "reward or match end of an unfinished deal", s, str(rewards[i]))
                 continue
             r = s.result
+            assert r is not None  # the deal is over
             if eng.result(i) != r:
                 _fail(i, "deal result", s, f"batched: {eng.result(i)}")
             want = [0.0, 0.0]

@@ -26,14 +26,10 @@ from .lookup import Tables, tables
 PAIR, ROW = "pair", "row"  # a field's layout: (2, N), one row per player; or (N,)
 
 
-def pair() -> Any:
-    """A ``(2, N)`` int64 field of the scalar State (row p: player p)."""
-    return field(metadata={"layout": PAIR})
-
-
-def row() -> Any:
-    """An ``(N,)`` int64 field of the scalar State."""
-    return field(metadata={"layout": ROW})
+# The metadata of a field of the scalar State: a (2, N) int64 field (row p: player p), or an
+# (N,) one. Spelled ``field(metadata=...)`` in the class so type checkers see no default.
+PAIR_FIELD = {"layout": PAIR}
+ROW_FIELD = {"layout": ROW}
 
 
 @dataclass(eq=False)
@@ -49,26 +45,26 @@ class BatchedState:
     cols: torch.Tensor  # (N,) flat index of player 0 in a flattened (2, N) field
     cols_n: torch.Tensor  # (N,) flat index of player 1
     # the fields of the scalar State
-    hands: torch.Tensor = pair()  # card bitmasks
-    points: torch.Tensor = pair()
-    tricks: torch.Tensor = pair()
-    won: torch.Tensor = pair()  # cards won in tricks
-    played: torch.Tensor = pair()
-    shown: torch.Tensor = pair()  # marriages shown, a bit per suit
-    known: torch.Tensor = pair()  # cards the other player knows
-    void: torch.Tensor = pair()
-    match_scores: torch.Tensor = pair()
-    stock: torch.Tensor = row()
-    trump: torch.Tensor = row()
-    trump_card: torch.Tensor = row()
-    closed_by: torch.Tensor = row()
-    closer_opp_tricks: torch.Tensor = row()
-    exchanged_by: torch.Tensor = row()
-    window: torch.Tensor = row()
-    to_act: torch.Tensor = row()
-    lead_card: torch.Tensor = row()
-    marriage_suit: torch.Tensor = row()
-    dealer: torch.Tensor = row()
+    hands: torch.Tensor = field(metadata=PAIR_FIELD)  # card bitmasks
+    points: torch.Tensor = field(metadata=PAIR_FIELD)
+    tricks: torch.Tensor = field(metadata=PAIR_FIELD)
+    won: torch.Tensor = field(metadata=PAIR_FIELD)  # cards won in tricks
+    played: torch.Tensor = field(metadata=PAIR_FIELD)
+    shown: torch.Tensor = field(metadata=PAIR_FIELD)  # marriages shown, a bit per suit
+    known: torch.Tensor = field(metadata=PAIR_FIELD)  # cards the other player knows
+    void: torch.Tensor = field(metadata=PAIR_FIELD)
+    match_scores: torch.Tensor = field(metadata=PAIR_FIELD)
+    stock: torch.Tensor = field(metadata=ROW_FIELD)
+    trump: torch.Tensor = field(metadata=ROW_FIELD)
+    trump_card: torch.Tensor = field(metadata=ROW_FIELD)
+    closed_by: torch.Tensor = field(metadata=ROW_FIELD)
+    closer_opp_tricks: torch.Tensor = field(metadata=ROW_FIELD)
+    exchanged_by: torch.Tensor = field(metadata=ROW_FIELD)
+    window: torch.Tensor = field(metadata=ROW_FIELD)
+    to_act: torch.Tensor = field(metadata=ROW_FIELD)
+    lead_card: torch.Tensor = field(metadata=ROW_FIELD)
+    marriage_suit: torch.Tensor = field(metadata=ROW_FIELD)
+    dealer: torch.Tensor = field(metadata=ROW_FIELD)
     talon: torch.Tensor  # (12, N) card ids as dealt
     can_declare: torch.Tensor  # (N,) bool
     # what the last step ended (see the table of the engine's docstring)
@@ -114,7 +110,7 @@ class BatchedState:
         """This state with tables ``cols`` overwritten by scalar states."""
         idx = torch.tensor(cols, dtype=torch.int64, device=self.device)
 
-        def put(name: str, values: list) -> torch.Tensor:
+        def put(name: str, values: list[Any]) -> torch.Tensor:
             column = getattr(self, name).clone()
             v = torch.tensor(values, dtype=column.dtype, device=self.device)
             column[..., idx] = v.T if v.dim() == 2 else v

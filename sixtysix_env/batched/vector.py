@@ -205,7 +205,7 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
             self.opponent = opponent
         else:
             raise ValueError(f"opponent must be 'random', a torch module or a callable, got {opponent!r}")
-        obs_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+        obs_space: spaces.Space[Any] = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
         if dict_obs:
             obs_space = spaces.Dict({"observation": obs_space, "action_mask": spaces.MultiBinary(N_ACTIONS)})
         self.single_observation_space = obs_space
