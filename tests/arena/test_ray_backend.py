@@ -5,6 +5,7 @@ import os
 import pytest
 
 from agents.arena import read_results, round_robin
+from agents.arena.records import as_played
 from agents.cli import main
 
 ray = pytest.importorskip("ray", reason="the Ray arena backend needs ray: pip install -e '.[ray]'")
@@ -25,7 +26,7 @@ def ray_cluster():
 
 
 def _games(path):
-    return {g["index"]: g for g in read_results(path)[1]}
+    return {g["index"]: as_played(g) for g in read_results(path)[1]}
 
 
 def test_ray_round_robin_matches_local(ray_cluster, tmp_path):

@@ -12,14 +12,14 @@ import sys
 import pytest
 
 from agents.arena import head_to_head, read_results, round_robin, run
-from agents.arena.records import find_game, open_results
+from agents.arena.records import as_played, find_game, open_results
 from agents.play import check_move_time
 
 RR = ["random", "heuristic", "random"]
 
 
 def _games(path):
-    return read_results(str(path))[1]
+    return [as_played(g) for g in read_results(str(path))[1]]
 
 
 def _edit(line, **changes):
