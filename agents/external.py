@@ -43,6 +43,7 @@ of wall time.
 from __future__ import annotations
 
 import atexit
+import hashlib
 import math
 import os
 import re
@@ -171,7 +172,9 @@ def _close_all() -> None:
 
 
 def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:60] or "bot"
+    """A file-name-safe form of a bot's name, unique per name (a short hash of it at the end)."""
+    tag = hashlib.blake2b(name.encode(), digest_size=4).hexdigest()
+    return (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:50] or "bot") + "-" + tag
 
 
 class ExternalAgent(BaseAgent):
