@@ -40,7 +40,8 @@ def test_keywords_and_options_are_the_same_run():
     assert head_to_head("heuristic", "random", options=opts) == head_to_head(
         "heuristic", "random", games=4, seed=2, unit="deal")
     # keywords replace fields of the given options (and are checked again)
-    a, b = run(["random", "random"], options=opts, seed=3), run(["random", "random"], games=4, seed=3, unit="deal")
+    a = run(["random", "random"], options=opts, seed=3)
+    b = run(["random", "random"], games=4, seed=3, unit="deal")
     assert a[:2] == b[:2] and [as_played(g) for g in a[2]] == [as_played(g) for g in b[2]]
     with pytest.raises(OptionError, match="games"):
         run(["random", "random"], options=opts, games=0)
