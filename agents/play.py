@@ -358,7 +358,6 @@ def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limit: Limit, re
         env = make_env(unit)
     env.reset(seed=seed)
     raw = env.unwrapped
-    wall0, cpu0 = time.perf_counter(), time.process_time()
     for seat, (agent, s) in enumerate(zip(agents, agent_seeds, strict=True)):
         if not (_guarded(rec, seat, raw, agent.reset, s)
                 and _guarded(rec, seat, raw, _hook, agent, "game_start", seat, unit, limit.seconds)
@@ -366,8 +365,9 @@ def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limit: Limit, re
             return rec
         if limit.cpu:
             use_cpu_clock(agent)
-    meters = Meters(agents)
+    meters = Meters(agents)  # from here: starting the bots is not part of the game's time
     bots0 = meters.bots_total()
+    wall0, cpu0 = time.perf_counter(), time.process_time()
     with _alarms(limit) as alarm:
         _loop(env, raw, agents, rec, limit, alarm, record, meters)
     rec.cpu = {"wall": round(time.perf_counter() - wall0, 6),

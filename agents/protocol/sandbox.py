@@ -57,12 +57,13 @@ def sandbox_argv(argv: Sequence[str], cwd: str | None = None) -> list[str]:
 def named_paths(argv: Sequence[str], cwd: str) -> list[str]:
     """The existing paths the command names, outside the system folders.
 
-    Words of the command that are paths, and for a program given by path
+    Words of the command that are paths (or ``key=PATH``), and for a program given by path
     its installation (the folder above its ``bin``) and virtual environment.
     A program given by name is found on ``PATH`` inside the sandbox, among
     the system's programs.
     """
-    words = [os.path.join(cwd, w) for w in argv[1:] if w and not w.startswith("-")]
+    values = [w.partition("=")[2] if "=" in w else w for w in argv[1:]]  # key=PATH names PATH
+    words = [os.path.join(cwd, w) for w in values if w and not w.startswith("-")]
     if argv and os.sep in argv[0]:
         program = os.path.abspath(os.path.join(cwd, argv[0]))
         real = os.path.realpath(program)
