@@ -120,7 +120,8 @@ def _run(players: Sequence[AgentLike], opts: ArenaOptions
         backend = RayBackend(opts.workers, opts.address) if ray else backend_for(opts.workers)
         setup = Setup(tuple(players), opts.unit, opts.move_time, opts.clock, opts.sandbox)
         counted = play_missing(setup, names, tasks, done, backend, writer=writer, progress=opts.progress,
-                               stop=seq, guard=guard, report_every=opts.report_every)
+                               stop=seq, guard=guard, report_every=opts.report_every,
+                               lookahead=2 * opts.workers)
     finally:
         if writer is not None:
             writer.close()

@@ -14,7 +14,7 @@ from typing import Any
 
 from agents.forfeits import kind_of, kinds_text, no_forfeits
 
-from .fairness import cpu_share, share_text
+from .fairness import cpu_share
 from .stats import SPRT_H0, SPRT_H1, SprtResult, elo_from_score, los, ratio_interval, sprt, wilson_interval
 
 
@@ -33,7 +33,7 @@ class PairingStats:
     b_forfeits: int = 0
     a_forfeit_kinds: dict[str, int] = field(default_factory=no_forfeits)
     b_forfeit_kinds: dict[str, int] = field(default_factory=no_forfeits)
-    cpu_share: float | None = None  # CPU time / wall time of the games (agents.arena.fairness)
+    cpu_share: float | None = field(default=None, compare=False)  # measured: CPU / wall time of the games
     win_rate: float = float("nan")
     win_rate_ci: tuple[float, float] = (0.0, 1.0)
     deals: int = 0
@@ -78,8 +78,8 @@ class PairingStats:
             f"[{percent(lo)}, {percent(hi)}], deals won {percent(self.deal_win_rate)}, "
             f"points/deal {self.points_per_deal:+.3f} [{self.points_per_deal_ci[0]:+.3f}, "
             f"{self.points_per_deal_ci[1]:+.3f}], forfeits {self.forfeit_text()}"
-        ) + (f"\n{self.sprt_text()}" if self.sprt_verdict is not None else "") + (
-            f"\n{share_text(self.cpu_share)}" if self.cpu_share is not None else "")
+            + (f", CPU share {100 * self.cpu_share:.0f}%" if self.cpu_share is not None else "")
+        ) + (f"\n{self.sprt_text()}" if self.sprt_verdict is not None else "")
 
     def forfeit_text(self) -> str:
         """``"0/2 (random: time 2)"``: forfeits of A and B, by kind."""

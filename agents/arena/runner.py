@@ -239,7 +239,7 @@ def backend_for(workers: int) -> Backend:
 def play_missing(setup: Setup, names: list[str], tasks: Sequence[Task], done: dict[int, GameLine],
                  backend: Backend, *, writer: ResultsWriter | None = None, progress: bool = False,
                  stop: SequentialStop | None = None, guard: ReferenceGuard | None = None,
-                 report_every: int = 0) -> int:
+                 report_every: int = 0, lookahead: int = 2) -> int:
     """Play the games of ``tasks`` not yet in ``done`` (which they join); return how many leading games count.
 
     Without ``stop`` that is all of them. With it, finished games are fed to
@@ -253,13 +253,25 @@ def play_missing(setup: Setup, names: list[str], tasks: Sequence[Task], done: di
     if stop is not None and stop.catch_up(order, done):
         return stop.played  # a resumed run whose recorded games already decide
     by_index = {t.index: t for t in tasks}
-    queue = deque(t for t in tasks if t.index not in done)
-    bar = Progress(len(tasks), len(tasks) - len(queue), names, done.values(), progress, report_every)
+    position = {t.index: k for k, t in enumerate(tasks)}
+    pending = deque(t for t in tasks if t.index not in done)
+    queue: Queue = deque()
+
+    def refill() -> None:
+        """With a sequential stop, start games at most ``lookahead`` places past the first one not
+        counted yet: a slow game holds the decision back, so nobody runs far ahead of it."""
+        limit = len(tasks) if stop is None else stop.played + lookahead
+        while pending and position[pending[0].index] < limit:
+            queue.append(pending.popleft())
+
+    refill()
+    bar = Progress(len(tasks), len(tasks) - len(pending) - len(queue), names, done.values(), progress,
+                   report_every)
     results = backend.play(setup, queue)
     try:
         for line in results:
             if guard is not None and guard.void(line):
-                queue.append(by_index[line["index"]])
+                queue.appendleft(by_index[line["index"]])
                 continue
             done[line["index"]] = line
             if writer is not None:
@@ -267,6 +279,7 @@ def play_missing(setup: Setup, names: list[str], tasks: Sequence[Task], done: di
             bar.update(line)
             if stop is not None and stop.catch_up(order, done):
                 return stop.played
+            refill()
     finally:
         results.close()  # stops (terminates) a worker pool still playing
         bar.close()

@@ -56,11 +56,11 @@ def test_a_public_seed_is_unsafe_as_documented(tmp_path, monkeypatch):
     assert found == 8 and right == 1.0  # the attack works on a small public seed: the test can fail
 
 
-def test_a_bot_with_memory_never_meets_its_mirror(tmp_path, monkeypatch):
+def test_a_bot_with_memory_never_meets_its_mirror(tmp_path):
     log = tmp_path / "memory.jsonl"
-    monkeypatch.setenv("HOSTILE_LOG", str(log))
-    head_to_head(f"{BOTS}:MemoryBot", "random", games=8, unit="deal", seed=3, workers=1)
-    head_to_head(f"{BOTS}:MemoryBot", "random", games=4, unit="deal", seed=3, workers=2)
+    bot = f"{BOTS}:MemoryBot:log='{log}'"
+    head_to_head(bot, "random", games=8, unit="deal", seed=3, workers=1)
+    head_to_head(bot, "random", games=4, unit="deal", seed=3, workers=2)
     entries = _log(log)
     assert len(entries) == 12 and all(e["remembered"] == 0 and e["guess"] is None for e in entries)
 

@@ -1,8 +1,8 @@
 """Bots that try to cheat or to hurt the arena (issue 23, issue 24), used by tests/arena/test_hostile.py.
 
-Each reports what it learned to the JSON-lines file named by the
-environment variable ``HOSTILE_LOG`` (one line per game), so the tests can
-check that it gained nothing.
+Each reports what it learned to the JSON-lines file named by its ``log``
+parameter, or else by the environment variable ``HOSTILE_LOG`` (one line per
+game), so the tests can check that it gained nothing.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from sixtysix_env.seeding import derive_seed
 MASTERS, GAMES = 200, 12  # the small master seeds and game numbers the attacker tries
 
 
-def report(**fields: Any) -> None:
-    path = os.environ.get("HOSTILE_LOG")
+def report(log: str | None = None, **fields: Any) -> None:
+    path = log or os.environ.get("HOSTILE_LOG")
     if path:
         with open(path, "a", encoding="utf-8") as f:
             f.write(json.dumps(fields) + "\n")
@@ -76,10 +76,11 @@ class MemoryBot(RandomAgent):
 
     name = "memory"
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, log: str | None = None) -> None:
         super().__init__(seed)
         self.hands: list[int] = []
         self.first = False
+        self.log = log
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -88,8 +89,8 @@ class MemoryBot(RandomAgent):
     def act(self, view: Any) -> int:
         if self.first:
             self.first = False
-            report(bot="memory", agent_seed=self.agent_seed if hasattr(self, "agent_seed") else None,
-                   seat=view.player, remembered=len(self.hands), guess=self.hands[-1] if self.hands else None)
+            report(self.log, bot="memory", seat=view.player, remembered=len(self.hands),
+                   guess=self.hands[-1] if self.hands else None)
             self.hands.append(view.hand)
         return super().act(view)
 
@@ -125,3 +126,32 @@ class Vandal(RandomAgent):
         record.deals.clear()
         record.actions.append(-1)
         record.forfeit = {"seat": "x"}
+
+
+class Sluggish(RandomAgent):
+    """A reference bot that loses on time: every move while the file ``$SLUGGISH_FILE`` holds a
+    positive count (one less each game it slows), or always without the variable."""
+
+    name = "sluggish"
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.slow = _take_one(os.environ.get("SLUGGISH_FILE"))
+
+    def act(self, view: Any) -> int:
+        if self.slow:
+            import time
+
+            time.sleep(0.5)
+        return super().act(view)
+
+
+def _take_one(path: str | None) -> bool:
+    """Whether this game is a slow one: always without a file, else while its count lasts."""
+    if not path:
+        return True
+    n = int(open(path).read() or 0)
+    if n > 0:
+        with open(path, "w") as f:
+            f.write(str(n - 1))
+    return n > 0
