@@ -104,7 +104,7 @@ def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
                           progress=options.progress, reference=(1,), sandbox=sandbox,
                           report_every=0 if options.progress else REPORT_EVERY)
         rows.append(rung_row(rung, ladder, st))
-        print(f"bench {spec} vs {rung}: {st.summary()}", file=sys.stderr)
+        print(f"bench: {st.summary()}", file=sys.stderr)
     result = summarize(spec, ladder, rows)
     write_reports(result, options.out)
     return result

@@ -40,10 +40,13 @@ def test_fit_rating_is_the_maximum_likelihood_with_an_interval():
     assert 0 < lo < elo < hi < 1000 and math.isfinite(elo)
 
 
-def test_bench_writes_reports_and_resumes_after_a_kill(tiny_ladder, tmp_path):
+def test_bench_writes_reports_and_resumes_after_a_kill(tiny_ladder, tmp_path, capsys):
     out = str(tmp_path / "b")
     result = bench("random", BenchOptions(out, max_games=4, ladder_path=tiny_ladder))
     assert [r["rung"] for r in result["rungs"]] == ["heuristic"]  # no matches against itself
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("bench random: 1 rungs (heuristic)") and "rung random skipped" in err[1]
+    assert any(line.strip().startswith("4/4 games:") for line in err)  # progress before the result
     assert all(r["games"] <= 4 for r in result["rungs"]) and result["games"] > 0
     lo, hi = result["elo_ci"]
     assert lo <= result["elo"] <= hi and result["elo"] < 1000
