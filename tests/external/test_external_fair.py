@@ -75,6 +75,7 @@ def test_the_sandbox_keeps_the_network_and_the_arenas_files_away(tmp_path, monke
     named = tmp_path / "named.txt"
     named.write_text("named on the command line")
     monkeypatch.setenv("PROBE_SECRET", str(secret))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
@@ -86,10 +87,14 @@ def test_the_sandbox_keeps_the_network_and_the_arenas_files_away(tmp_path, monke
                               seed=1, sandbox=sandbox)
             assert st.forfeits == 0
             text = "".join(p.read_text() for p in logs.glob("*.log"))
-            probes[sandbox] = re.findall(r"probe (.*)", text)[0]
-    assert probes[False].startswith("net=yes path=yes secret=yes tmp=yes")
-    assert probes[True].startswith("net=no(") and "path=yes secret=no(" in probes[True]
-    assert "tmp=yes cwd=yes" in probes[True]  # a private /tmp
+            probes[sandbox] = re.findall(r"probe (.*)", text)
+            (tmp_path / "probe-note").unlink(missing_ok=True)
+    assert len(probes[False]) == len(probes[True]) == 2  # a process per game
+    assert probes[False][0].startswith("net=yes path=yes secret=yes tmp=yes note=no")
+    assert "note=yes" in probes[False][1]  # outside the sandbox, games can pass notes in files
+    for probe in probes[True]:
+        assert probe.startswith("net=no(") and "path=yes secret=no(" in probe
+        assert "tmp=yes note=no cwd=yes" in probe  # a private /tmp per process: no notes
 
 
 def test_sandbox_refused_with_one_line_where_it_cannot_run(monkeypatch):

@@ -17,8 +17,9 @@ Arguments are ``key=value`` words:
   first request; ``memory=PATH``: at each ``new_match`` appends ``PID N``,
   N the games this process saw before;
 - ``probe=PATH``: at the handshake, tries the network, reading PATH and the
-  file named by ``$PROBE_SECRET``, and writing to ``/tmp``, and writes what
-  worked to stderr (``probe net=... secret=... tmp=...``).
+  file named by ``$PROBE_SECRET``, and writing a note to ``$TMPDIR`` (or
+  ``/tmp``), and writes what worked to stderr (``probe net=... secret=...
+  tmp=... note=...``, ``note``: whether an earlier process left its note).
 
 It writes ``pid N`` (and ``grandchild N``) to stderr, so tests can check
 that every process is gone.
@@ -133,13 +134,16 @@ def probe(path: str) -> None:
     def net() -> None:
         socket.create_connection(("127.0.0.1", int(os.environ.get("PROBE_PORT", "9"))), timeout=1).close()
 
+    note = os.path.join(os.environ.get("TMPDIR", "/tmp"), "probe-note")
+    had_note = "yes" if os.path.exists(note) else "no"  # left by an earlier game's process?
+
     def tmp() -> None:
-        with open("/tmp/probe-note", "w") as f:
+        with open(note, "w") as f:
             f.write("note")
 
     secret = os.environ.get("PROBE_SECRET", "/nonexistent")
     print(f"probe net={tried(net)} path={tried(lambda: open(path).read())} "
-          f"secret={tried(lambda: open(secret).read())} tmp={tried(tmp)} "
+          f"secret={tried(lambda: open(secret).read())} tmp={tried(tmp)} note={had_note} "
           f"cwd={tried(lambda: os.listdir('.'))}:{len(os.listdir('.')) if os.path.isdir('.') else -1}",
           file=sys.stderr, flush=True)
 
