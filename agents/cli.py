@@ -41,9 +41,13 @@ examples:
 
 Bots are spec strings for agents.make_agent: random, heuristic, pimc:worlds=30,
 ismcts:iterations=2000, oracle (cheats: sees all cards), ppo:PATH.
-Duplicate mode (default) plays every card seed twice with the seats swapped.
-A bot that raises, plays an illegal action or overruns --move-time loses that
-game by forfeit. Results are identical for any --workers.
+Duplicate mode (default) plays every card seed twice with the seats swapped,
+each game with fresh bots. Deals come from a secret master seed drawn per run
+(kept in --results, so results files reveal the deals: never give them to a
+bot); --seed N is reproducible but lets a bot recompute the deals. A bot that
+raises, plays an illegal action or overruns --move-time (of --clock wall or
+cpu time) loses that game by forfeit; summaries count forfeits by kind.
+Results are identical for any --workers. See docs/benchmark.md.
 
 --sprt ELO0,ELO1 (two bots only) runs a sequential probability ratio test of
 H0 "A is ELO0 Elo stronger than B" against H1 "A is ELO1 stronger" (error

@@ -48,7 +48,8 @@ def head_to_head(agent_a: AgentLike, agent_b: AgentLike, *, options: ArenaOption
                  **fields: Any) -> PairingStats:
     """Play ``games`` games of A against B and return A's statistics.
 
-    Spec strings or Agent objects (objects only with ``workers=1``);
+    Spec strings or Agent objects (objects only with ``workers=1``; an object
+    plays every game itself, while a spec gets a fresh bot per game);
     ``fields`` as in :func:`run`. ``sprt=(elo0, elo1)`` stops early once the
     SPRT of H0 "A is elo0 Elo stronger" against H1 "A is elo1 stronger"
     decides; ``games`` is then the maximum, and the returned statistics
