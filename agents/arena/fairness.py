@@ -9,7 +9,7 @@ and the bench report it and warn below :data:`LOW_CPU_SHARE`.
 
 A game that a *reference* player (a ladder rung in the bench) lost on time
 says nothing about the other bot: :class:`ReferenceGuard` voids it, the
-arena plays it again (same cards, same seeds), and once more games were
+arena plays it again (same cards, same seed values), and once more games were
 voided than it allows, the run stops with :class:`MachineTooBusy`.
 """
 

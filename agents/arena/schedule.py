@@ -4,7 +4,7 @@ Every seed of a run comes from :func:`derive`, a keyed hash (BLAKE2b keyed
 by the master seed) with a domain per use: the card seed of card deal ``k``
 is ``derive(master, "deal", k)`` and a bot's own seed ``derive(master,
 "agent", k, "a")``. A bot is sent its agent seed only; without the master
-seed it learns nothing about the card seeds from it (a different domain of a
+seed it learns nothing about the cards from it (a different domain of a
 keyed hash), and a master seed drawn by :func:`secret_seed` (128 bits, the
 default) cannot be guessed. A small public master seed (``--seed 7``) can:
 anyone may then recompute every deal, so it is for trusted bots only.

@@ -14,7 +14,7 @@ import pytest
 from agents.arena import head_to_head
 from agents.arena.fairness import MachineTooBusy
 from agents.bench import BenchOptions, bench, load_ladder
-from agents.bench.ladder import Ladder, save_ladder
+from agents.bench.ladder import CLOCK, Ladder, save_ladder
 from agents.play import play_game
 from agents.random_agent import RandomAgent
 from agents.registry import make_agent
@@ -105,11 +105,12 @@ def test_a_busy_machine_does_not_skew_the_bench(tmp_path, bot):
     keep = [r for r in ("random", "heuristic", "pimc") if r in shipped.ratings]
     ladder = str(tmp_path / "ladder.json")
     save_ladder(Ladder({r: shipped.ratings[r] for r in keep}, {r: shipped.intervals[r] for r in keep},
-                       shipped.move_time, shipped.seed, shipped.clock, shipped.games), ladder)
+                       shipped.move_time, shipped.seed, CLOCK, shipped.games), ladder)
     burners = _burners(2)
     try:
         result = bench(bot, BenchOptions(str(tmp_path / "b"), max_games=8, ladder_path=ladder, workers=2))
-    except MachineTooBusy:
+    except MachineTooBusy as e:
+        print(f"bench of {bot} stopped: {e}")  # allowed: it says so instead of a wrong rating
         return
     finally:
         for p in burners:

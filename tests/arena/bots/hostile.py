@@ -16,7 +16,7 @@ from agents.play import make_env
 from agents.random_agent import RandomAgent
 from sixtysix_env.seeding import derive_seed
 
-MASTERS, GAMES = 200, 12  # the small master seeds and game numbers the attacker tries
+MASTERS, GAMES = 200, 12  # the small master seed values and game numbers the attacker tries
 
 
 def report(log: str | None = None, **fields: Any) -> None:
