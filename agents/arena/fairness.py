@@ -22,6 +22,7 @@ from typing import Any
 from agents.forfeits import ForfeitKind
 
 LOW_CPU_SHARE = 0.5  # below this share of a CPU per game the arena warns
+MIN_WALL = 2.0  # seconds of games at least before a share is reported (CPU time may be counted in ticks)
 REPLAYS_PER_GAME = 2  # a game voided more often than this stops the run
 REPLAY_SHARE = 0.1  # and so do more voided games in all than this share of the run (at least MIN_REPLAYS)
 MIN_REPLAYS = 4
@@ -32,14 +33,15 @@ class MachineTooBusy(RuntimeError):
 
 
 def cpu_share(lines: Iterable[Mapping[str, Any]]) -> float | None:
-    """CPU time over wall time of the games that recorded both (None if none did)."""
+    """CPU time over wall time of the games that recorded both (None if they took less than
+    :data:`MIN_WALL` seconds in all: too short to measure)."""
     cpu = wall = 0.0
     for line in lines:
         c = line.get("cpu")
         if isinstance(c, dict) and seconds_ok(c.get("cpu")) and seconds_ok(c.get("wall")):
             cpu += c["cpu"]
             wall += c["wall"]
-    return cpu / wall if wall > 0 else None
+    return cpu / wall if wall >= MIN_WALL else None
 
 
 def seconds_ok(x: Any) -> bool:

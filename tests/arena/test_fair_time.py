@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agents.arena import head_to_head
-from agents.arena.fairness import MachineTooBusy
+from agents.arena.fairness import MachineTooBusy, cpu_share, share_text
 from agents.bench import BenchOptions, bench, load_ladder
 from agents.bench.ladder import CLOCK, Ladder, save_ladder
 from agents.play import play_game
@@ -119,3 +119,22 @@ def test_a_busy_machine_does_not_skew_the_bench(tmp_path, bot):
     lo, hi = result["elo_ci"]
     assert lo <= shipped.ratings[bot] <= hi, json.dumps(result)
     assert result["forfeits"]["ladder"]["time"] == 0
+
+
+class Napper(RandomAgent):
+    """Waits 0.1 s per move without using the CPU: to the arena, a game on a busy machine."""
+
+    name = "napper"
+
+    def act(self, view):
+        time.sleep(0.1)
+        return super().act(view)
+
+
+def test_the_cpu_share_is_measured_reported_and_warned(capsys):
+    lines = [{"cpu": {"wall": 1.5, "cpu": 0.3}}, {"cpu": {"wall": 1.5, "cpu": 0.3}}, {"cpu": "junk"}, {}]
+    assert cpu_share(lines) == pytest.approx(0.2) and cpu_share(lines[:1]) is None  # too short to tell
+    assert "LOW" in share_text(0.2) and "LOW" not in share_text(0.9) and share_text(None) == ""
+    st = head_to_head(Napper(), RandomAgent(), games=4, unit="deal", seed=1)
+    assert st.cpu_share is not None and st.cpu_share < 0.5 and "CPU share" in st.summary()
+    assert "warning: CPU share" in capsys.readouterr().err
