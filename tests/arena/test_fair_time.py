@@ -122,12 +122,12 @@ def test_a_busy_machine_does_not_skew_the_bench(tmp_path, bot):
 
 
 class Napper(RandomAgent):
-    """Waits 0.1 s per move without using the CPU: to the arena, a game on a busy machine."""
+    """Waits 0.2 s per move without using the CPU: to the arena, a game on a busy machine."""
 
     name = "napper"
 
     def act(self, view):
-        time.sleep(0.1)
+        time.sleep(0.2)
         return super().act(view)
 
 
@@ -135,6 +135,6 @@ def test_the_cpu_share_is_measured_reported_and_warned(capsys):
     lines = [{"cpu": {"wall": 1.5, "cpu": 0.3}}, {"cpu": {"wall": 1.5, "cpu": 0.3}}, {"cpu": "junk"}, {}]
     assert cpu_share(lines) == pytest.approx(0.2) and cpu_share(lines[:1]) is None  # too short to tell
     assert "LOW" in share_text(0.2) and "LOW" not in share_text(0.9) and share_text(None) == ""
-    st = head_to_head(Napper(), RandomAgent(), games=4, unit="deal", seed=1)
+    st = head_to_head(Napper(), RandomAgent(), games=10, unit="deal", seed=1)
     assert st.cpu_share is not None and st.cpu_share < 0.5 and "CPU share" in st.summary()
     assert "warning: CPU share" in capsys.readouterr().err
