@@ -22,8 +22,8 @@ on time: an in-process bot's is this process's CPU time during ``act``
 method (an external bot: its whole process tree) is measured by it, from the
 end of its previous move (thinking between moves counts). Search bots
 (:class:`~agents.search.budget.Anytime`) then budget by the same CPU clock.
-A CPU-timed move also has a wall-clock cap (:data:`WALL_CAP` times the
-limit, at least one second more), so a bot that sleeps cannot hang a game.
+A CPU-timed move also has a wall-clock cap (:func:`wall_cap`: 30 times the
+limit plus 2 s), so a bot that sleeps cannot hang a game.
 A move over its limit is forfeited when it returns (measure-and-forfeit).
 On Unix, when called from the main thread (which is true in arena worker
 processes), interval timers (``SIGALRM``; ``SIGPROF`` for CPU time)
@@ -82,7 +82,8 @@ from .search.budget import MAX_MOVE_TIME, Anytime, gc_paused
 UNITS = ("match", "deal")
 WALL, CPU = "wall", "cpu"
 CLOCKS = (WALL, CPU)  # what a move time limits: wall-clock time or the bot's own CPU time
-WALL_CAP = 10.0  # a CPU-timed move may take this many times its limit (plus a second) of wall time
+WALL_CAP = 30.0  # a CPU-timed move may take this many times its limit (plus WALL_SLACK) of wall time
+WALL_SLACK = 2.0
 
 __all__ = ["CLOCKS", "CPU", "EXCEPTION", "ILLEGAL", "TIMEOUT", "UNITS", "WALL", "GameRecord", "agent_name",
            "check_clock", "check_move_time", "decide", "deal_dict", "derive_seed", "make_env", "play_deal",
@@ -97,8 +98,8 @@ def check_clock(value: Any) -> str:
 
 
 def wall_cap(move_time: float) -> float:
-    """The wall-clock time a CPU-timed move may take at most."""
-    return WALL_CAP * move_time + 1.0
+    """The wall-clock time a CPU-timed move may take at most (a bot getting 1/30 of a CPU still moves)."""
+    return WALL_CAP * move_time + WALL_SLACK
 
 
 def check_move_time(value: Any) -> float | None:
@@ -186,7 +187,11 @@ class GameRecord:
 
 
 class MoveTimeout(BaseException):
-    """Raised inside a bot's ``act`` by the move-time alarm."""
+    """Raised inside a bot's ``act`` by the move-time alarm; ``cpu``: by the CPU-time one."""
+
+    def __init__(self, cpu: bool = False) -> None:
+        super().__init__()
+        self.cpu = cpu
 
 
 # True only while a bot's act() runs: an alarm delivered late (after act
@@ -198,7 +203,7 @@ _ARMED = [False]
 def _on_alarm(signum: int, frame: object) -> None:  # SIGALRM and SIGPROF
     if _ARMED[0]:
         _ARMED[0] = False
-        raise MoveTimeout()
+        raise MoveTimeout(cpu=signum == signal.SIGPROF)
 
 
 def _can_alarm() -> bool:
@@ -486,8 +491,8 @@ def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limi
                 if alarm:
                     _disarm(limit)
                 _ARMED[0] = False
-        except MoveTimeout:
-            _forfeit(rec, seat, TIMEOUT, f"no move within {move_time}s ({limit.clock} time)", raw)
+        except MoveTimeout as e:
+            _forfeit(rec, seat, TIMEOUT, _timeout_text(limit, e.cpu), raw)
             return
         except KeyboardInterrupt:
             raise
@@ -514,6 +519,17 @@ def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limi
             if rec.forfeit is not None:
                 return
     _finish(rec, raw)
+
+
+def _timeout_text(limit: Limit, by_cpu: bool) -> str:
+    """Why the alarm stopped a move: its CPU time, its wall time, or the wall cap of a CPU-timed move."""
+    assert limit.seconds is not None
+    if by_cpu:
+        return f"used its {limit.seconds}s of CPU time without moving"
+    if limit.cpu:
+        return (f"no move within {wall_cap(limit.seconds):g}s of wall time (the cap of a move of "
+                f"{limit.seconds}s CPU time: the bot waited, or the machine is very busy)")
+    return f"no move within {limit.seconds}s"
 
 
 def _overrun(limit: Limit, wall: float, cpu: float) -> str | None:

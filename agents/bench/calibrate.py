@@ -4,7 +4,8 @@
 
 Plays every rung against every other (duplicate deals, the public
 calibration seed, the bench's time control: ``MOVE_TIME`` of ``CLOCK``
-time), fits Bradley-Terry ratings, shifts them so that ``heuristic`` is
+time; every rung is a reference, so a game lost on time is played again, or
+the run stops as too busy), fits Bradley-Terry ratings, shifts them so that ``heuristic`` is
 1000, and writes them with this command to ``agents/bench/ladder.json``.
 ``--resume`` continues a killed run from its results file.
 """
@@ -28,7 +29,7 @@ def calibrate(games: int, workers: int = 1, results: str | None = None, resume: 
     """Play the round robin and return the ladder (ratings anchored at ``heuristic``)."""
     rr = round_robin(list(rungs), games=games, seed=BENCH_SEED, move_time=move_time, clock=clock,
                      workers=workers, results_path=results, resume=resume, progress=sys.stderr.isatty(),
-                     report_every=0 if sys.stderr.isatty() else 50)
+                     report_every=0 if sys.stderr.isatty() else 50, reference=tuple(range(len(rungs))))
     if rr.forfeits:
         print(f"warning: {rr.forfeits} games were decided by forfeit", file=sys.stderr)
     names = list(rr.ratings.names)

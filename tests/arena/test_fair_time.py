@@ -45,7 +45,7 @@ class Burner(RandomAgent):
 
 
 @pytest.mark.parametrize("bot, clock, forfeit", [
-    (Sleeper(), "cpu", None), (Sleeper(), "wall", "wall"),
+    (Sleeper(), "cpu", None), (Sleeper(), "wall", "0.2s"),
     (Burner(), "cpu", "cpu"), (Burner(forever=True), "cpu", "cpu"),
 ])
 def test_the_cpu_clock_counts_the_bots_own_time(bot, clock, forfeit):
