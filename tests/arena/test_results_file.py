@@ -123,7 +123,7 @@ for i in range(base, base + 400):
     w.write({"type": "game", "index": i, "seed": i, "seats": [0, 1], "pairing": [0, 1], "cluster": i,
              "unit": "deal", "players": ["a", "b"], "agent_seeds": [1, 2], "winner": 0, "match_score": [2, 0],
              "deals": [{"winner": 0, "game_points": 2, "reason": "x", "scores": [66, 10]}] * 3,
-             "forfeit": None, "actions": list(range(3000)), "moves": 3000})  # > a write buffer
+             "forfeit": None, "actions": [k % 32 for k in range(3000)], "moves": 3000})  # > a write buffer
 w.close()
 """
 
