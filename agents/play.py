@@ -341,11 +341,15 @@ def _meter(agent: Agent) -> Callable[[], float] | None:
     return read
 
 
-def use_cpu_clock(agent: Agent) -> None:
-    """Anytime search bots (and one level of their parts) budget by this process's CPU time."""
-    for obj in (agent, *getattr(agent, "__dict__", {}).values()):
-        if isinstance(obj, Anytime):
-            obj.clock = time.process_time
+def use_cpu_clock(agent: Agent, depth: int = 3) -> None:
+    """Anytime search bots budget by this process's CPU time: the bot, and the parts it holds
+    (an ISMCTS bot's PIMC endgame; the arena's wrappers), a few levels down."""
+    if isinstance(agent, Anytime):
+        agent.clock = time.process_time
+    if depth > 0:
+        for part in list(getattr(agent, "__dict__", {}).values()):
+            if hasattr(part, "__dict__") and not isinstance(part, type):
+                use_cpu_clock(part, depth - 1)
 
 
 def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limit: Limit, record: bool,
