@@ -43,6 +43,17 @@ def test_cpu_time_is_the_bots_own_process_tree(tmp_path, words, clock, forfeit):
         assert rec.forfeit is None
 
 
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here: {NO_SANDBOX}")
+def test_cpu_time_is_counted_inside_the_sandbox_too(tmp_path):
+    bot = make_external(spec([*FAULTY, "burnchild=0.6"], tmp_path, sandbox=1)[len("exec:"):])
+    try:
+        rec = play_game(bot, make_external(spec(PY_BOT, tmp_path)[len("exec:"):]), seed=1, unit="deal",
+                        move_time=0.3, clock="cpu")
+    finally:
+        bot.close()
+    assert rec.forfeit["kind"] == "time" and "CPU" in rec.forfeit["detail"]
+
+
 def test_every_game_is_a_fresh_process(tmp_path):
     memory = tmp_path / "memory.txt"
     for workers in (1, 2):
