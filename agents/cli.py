@@ -12,9 +12,11 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from .arena import ArenaOptions, OptionError, replay, round_robin
+from .arena.fairness import MachineTooBusy
 from .arena.options import BACKENDS, check_positive_int, check_seconds
+from .arena.outputs import check_outputs
 from .bench import commands as bench_commands
-from .play import UNITS
+from .play import CLOCKS, UNITS
 from .registry import describe_agents
 
 # How the arena's options are spelled on the command line, for OptionError messages.
@@ -22,7 +24,7 @@ FLAGS = {
     "games": "--games", "unit": "--unit", "seed": "--seed", "workers": "--workers",
     "move_time": "--move-time", "results_path": "--results PATH", "resume": "--resume", "sprt": "--sprt",
     "sprt_pair": "--sprt ELO0,ELO1", "sprt_alpha": "--sprt-alpha", "sprt_beta": "--sprt-beta",
-    "backend": "--backend", "address": "--address",
+    "backend": "--backend", "address": "--address", "clock": "--clock", "sandbox": "--sandbox",
 }
 
 ARENA_EPILOG = """\
@@ -39,9 +41,13 @@ examples:
 
 Bots are spec strings for agents.make_agent: random, heuristic, pimc:worlds=30,
 ismcts:iterations=2000, oracle (cheats: sees all cards), ppo:PATH.
-Duplicate mode (default) plays every card seed twice with the seats swapped.
-A bot that raises, plays an illegal action or overruns --move-time loses that
-game by forfeit. Results are identical for any --workers.
+Duplicate mode (default) plays every card seed twice with the seats swapped,
+each game with fresh bots. Deals come from a secret master seed drawn per run
+(kept in --results, so results files reveal the deals: never give them to a
+bot); --seed N is reproducible but lets a bot recompute the deals. A bot that
+raises, plays an illegal action or overruns --move-time (of --clock wall or
+cpu time) loses that game by forfeit; summaries count forfeits by kind.
+Results are identical for any --workers. See docs/benchmark.md.
 
 --sprt ELO0,ELO1 (two bots only) runs a sequential probability ratio test of
 H0 "A is ELO0 Elo stronger than B" against H1 "A is ELO1 stronger" (error
@@ -109,7 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--games", type=_positive_int, default=100, help="games per pairing (default 100)")
     a.add_argument("--unit", choices=UNITS, default="match",
                    help="a game is a match to 7 (default) or a single deal")
-    a.add_argument("--seed", type=int, default=0, help="master seed of the card seeds (default 0)")
+    a.add_argument("--seed", type=int, default=None,
+                   help="master seed of every card and bot seed (default: a secret one drawn for the run and "
+                        "kept in --results; a public seed lets a bot recompute the deals: trusted bots only)")
     a.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                    help="do not replay each card seed with the seats swapped")
     a.add_argument("--workers", type=_positive_int, default=1,
@@ -120,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --backend ray: the cluster to join (default: start a local one for the run)")
     a.add_argument("--move-time", type=_positive_float, default=None, metavar="SECONDS",
                    help="per-move time limit; over it the bot forfeits (default: none)")
+    a.add_argument("--clock", choices=CLOCKS, default="wall",
+                   help="what --move-time limits: wall-clock time (default) or the bot's own CPU time "
+                        "(fair on a busy machine)")
+    a.add_argument("--sandbox", action="store_true",
+                   help="run exec: bots inside bubblewrap: no network, none of the arena's files")
     a.add_argument("--sprt", type=_elo_pair, default=None, metavar="ELO0,ELO1",
                    help="stop early once an SPRT of H0 'A is ELO0 stronger' vs H1 'A is ELO1 stronger' "
                         "decides (two bots only; --games is the maximum)")
@@ -132,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--json", metavar="PATH", help="write the JSON summary here ('-' for stdout)")
     a.add_argument("--markdown", metavar="PATH", help="write Markdown tables here")
     a.add_argument("--png", metavar="PATH", help="write a chart (ratings and win-rate matrix)")
+    a.add_argument("--force", action="store_true",
+                   help="let --json/--markdown/--png overwrite existing files")
     a.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
 
     r = sub.add_parser(
@@ -163,10 +178,12 @@ def plugin_commands() -> dict[str, Any]:
 def _arena(args: argparse.Namespace) -> int:
     options = ArenaOptions(
         games=args.games, unit=args.unit, seed=args.seed, duplicate=args.duplicate, workers=args.workers,
-        backend=args.backend, address=args.address,
+        backend=args.backend, address=args.address, clock=args.clock, sandbox=args.sandbox,
         move_time=args.move_time, results_path=args.results, resume=args.resume, progress=args.progress,
         sprt=args.sprt, sprt_alpha=args.sprt_alpha, sprt_beta=args.sprt_beta,
     )
+    check_outputs({"--json": args.json, "--markdown": args.markdown, "--png": args.png},
+                  {"--results": args.results}, args.force)
     result = round_robin(args.bots, options=options)
     print(result.table())
     summary = json.dumps(result.to_dict(), indent=2)
@@ -228,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (ValueError, OSError) as e:
+    except (ValueError, OSError, MachineTooBusy) as e:
         message = e.spelled(FLAGS) if isinstance(e, OptionError) else str(e)
         print(f"sixtysix {args.command}: error: {message}", file=sys.stderr)
         return 2

@@ -30,17 +30,25 @@ Why the process cannot outlive the arena, however the arena ends:
 - well-behaved bots also exit at end of input (the example bots do).
 
 Not covered: a bot that leaves its process group (``setsid``, daemons).
+
+With ``sandbox`` (``exec:sandbox=1,...``, or the arena's ``--sandbox``) the
+command runs inside bubblewrap (:mod:`agents.protocol.sandbox`): no network,
+none of the arena's files. Under the CPU time control (the play loop's
+``time_control("cpu", s)`` hook) a move may use ``s`` seconds of CPU time of
+the bot's whole process tree, counted from its previous reply
+(:meth:`ExternalAgent.cpu_time`), and at most :func:`~agents.play.wall_cap`
+of wall time.
 """
 
 from __future__ import annotations
 
 import atexit
+import hashlib
 import math
 import os
 import re
 import shlex
 import shutil
-import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -49,6 +57,7 @@ from typing import Any
 from sixtysix_env.knowledge import PlayerView
 
 from .base import BaseAgent
+from .play import wall_cap
 from .protocol.messages import (
     BotCrash,
     BotProtocolError,
@@ -65,7 +74,8 @@ from .protocol.messages import (
     parse_hello,
     request_message,
 )
-from .protocol.process import QUIT_GRACE, _BotProcess
+from .protocol.process import QUIT_GRACE, BotProcess
+from .protocol.sandbox import sandbox_argv
 
 LOG_DIR_ENV = "SIXTYSIX_BOT_LOGS"
 DEFAULT_LOG_DIR = "bot_logs"
@@ -82,9 +92,19 @@ class ExecSpec:
     start_timeout: float = 10.0  # seconds for the process to start and answer the handshake
     name: str | None = None  # display name (default: the spec)
     logs: str | None = None  # folder for the stderr logs (default: $SIXTYSIX_BOT_LOGS or bot_logs)
+    sandbox: bool = False  # run the command inside bubblewrap (agents.protocol.sandbox)
 
 
-_OPTION_TYPES: dict[str, type] = {"timeout": float, "start_timeout": float, "name": str, "logs": str}
+def _flag(raw: str) -> bool:
+    value = {"1": True, "yes": True, "true": True, "0": False, "no": False, "false": False}.get(raw.lower())
+    if value is None:
+        raise ValueError(raw)
+    return value
+
+
+_OPTION_TYPES: dict[str, Any] = {"timeout": float, "start_timeout": float, "name": str, "logs": str,
+                                 "sandbox": _flag}
+CPU_POLL = 0.01  # seconds between checks of a CPU-timed bot's CPU time while it thinks
 
 
 def parse_exec(tail: str) -> ExecSpec:
@@ -92,7 +112,7 @@ def parse_exec(tail: str) -> ExecSpec:
 
     The command line is split like a POSIX shell would (quotes work; no
     shell runs it). When the first word contains ``=`` it holds the options
-    (``timeout``, ``start_timeout``, ``name``, ``logs``), e.g.
+    (``timeout``, ``start_timeout``, ``name``, ``logs``, ``sandbox``), e.g.
     ``exec:timeout=0.5,name=rnd python3 examples/bots/random_bot.py``. The
     program must be found (on ``PATH`` or as a path) so a typo fails before
     any game is played.
@@ -138,13 +158,11 @@ def make_external(command: str, seed: int | None = None) -> ExternalAgent:
     """The bot of the spec ``exec:<command>`` (its registry factory; workers rebuild bots this way)."""
     s = parse_exec(command)
     return ExternalAgent(s.argv, seed=seed, timeout=s.timeout, start_timeout=s.start_timeout,
-                         name=s.name or "exec:" + command.strip(), log_dir=s.logs)
+                         name=s.name or "exec:" + command.strip(), log_dir=s.logs, sandbox=s.sandbox)
 
 
 # ---------------------------------------------------------------- the agent
 _LIVE: weakref.WeakSet[ExternalAgent] = weakref.WeakSet()
-_COUNTER = iter(range(1, 1 << 62))
-_COUNTER_LOCK = threading.Lock()
 
 
 @atexit.register
@@ -154,7 +172,9 @@ def _close_all() -> None:
 
 
 def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:60] or "bot"
+    """A file-name-safe form of a bot's name, unique per name (a short hash of it at the end)."""
+    tag = hashlib.blake2b(name.encode(), digest_size=4).hexdigest()
+    return (re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")[:50] or "bot") + "-" + tag
 
 
 class ExternalAgent(BaseAgent):
@@ -171,7 +191,7 @@ class ExternalAgent(BaseAgent):
 
     def __init__(self, argv: tuple[str, ...] | list[str], *, seed: int | None = None,
                  timeout: float = 10.0, start_timeout: float = 10.0, name: str | None = None,
-                 log_dir: str | None = None) -> None:
+                 log_dir: str | None = None, sandbox: bool = False) -> None:
         super().__init__(seed=seed, move_time=timeout)
         if not argv:
             raise ValueError("an external bot needs a command")
@@ -180,11 +200,13 @@ class ExternalAgent(BaseAgent):
         self.start_timeout = float(start_timeout)
         self.name = name or "exec:" + shlex.join(self.argv)
         self.log_dir = log_dir or os.environ.get(LOG_DIR_ENV) or DEFAULT_LOG_DIR
-        with _COUNTER_LOCK:
-            n = next(_COUNTER)
-        self.log_path = os.path.join(self.log_dir, f"{_slug(self.name)}.{os.getpid()}.{n}.log")
+        # One log per bot and process (a fresh bot per game appends to it; each start is capped).
+        self.log_path = os.path.join(self.log_dir, f"{_slug(self.name)}.{os.getpid()}.log")
+        self.sandbox = sandbox
         self.bot_info: dict[str, str] | None = None
-        self._proc: _BotProcess | None = None
+        self._proc: BotProcess | None = None
+        self._clock = "wall"
+        self._cpu_mark = 0.0
         self._fault: ExternalBotError | None = None
         self._seed = seed
         self._unit: str | None = None
@@ -214,6 +236,16 @@ class ExternalAgent(BaseAgent):
         if self._fault is None:
             self._guarded(lambda: self._send_new_match(seat))
 
+    def time_control(self, clock: str, move_time: float | None) -> None:
+        """Told by the play loop: what the move time limits (``"wall"`` or ``"cpu"``); CPU counts from now."""
+        self._clock = clock if move_time is not None else "wall"
+        self._cpu_mark = self.cpu_time()
+
+    def cpu_time(self) -> float:
+        """CPU seconds used so far by the bot's current process tree (0 when none runs)."""
+        proc = self._proc
+        return proc.cpu_seconds() if proc is not None and not proc.stopped else 0.0
+
     def act(self, view: PlayerView) -> int:
         if self._fault is not None:
             raise self._fault
@@ -230,15 +262,32 @@ class ExternalAgent(BaseAgent):
             rid = self._next_id
             self._next_id = rid + 1
             budget = self._budget
-            deadline = time.monotonic() + budget
+            cpu = self._clock == "cpu"
+            deadline = time.monotonic() + (wall_cap(budget) if cpu else budget)
             proc.send(encode(request_message(view, rid, int(budget * 1000))), deadline)
-            return parse_action(decode(proc.recv(deadline, "reply")), rid, view.legal_mask)
+            line = self._recv_cpu(proc, deadline) if cpu else proc.recv(deadline, "reply")
+            if cpu:
+                self._cpu_mark = proc.cpu_seconds()
+            return parse_action(decode(line), rid, view.legal_mask)
         except ExternalBotError as e:
             self._fail(e)
             raise
         except BaseException:  # the play loop's move alarm, Ctrl-C: the bot is out of step now
             self._stop("interrupted")
             raise
+
+    def _recv_cpu(self, proc: BotProcess, deadline: float) -> bytes:
+        """The reply of a CPU-timed move: within its CPU budget (since the last reply) and the wall cap."""
+        while True:
+            try:
+                return proc.recv(min(time.monotonic() + CPU_POLL, deadline), "reply")
+            except BotTimeout:
+                used = proc.cpu_seconds() - self._cpu_mark
+                if used > self._budget:
+                    raise BotTimeout(f"used {used:.3f}s of CPU time, budget {self._budget:g}s") from None
+                if time.monotonic() >= deadline:
+                    raise BotTimeout(f"no reply within {wall_cap(self._budget):g}s of wall time (the cap "
+                                     "of a CPU-timed move)") from None
 
     def deal_end(self, deal: dict[str, Any]) -> None:
         """Notification: a deal of the current game ended (no reply)."""
@@ -281,7 +330,7 @@ class ExternalAgent(BaseAgent):
             return
         self._stop("restart")
         os.makedirs(self.log_dir, exist_ok=True)
-        proc = _BotProcess(self.argv, self.log_path)
+        proc = BotProcess(tuple(sandbox_argv(self.argv)) if self.sandbox else self.argv, self.log_path)
         self._proc = proc
         deadline = time.monotonic() + self.start_timeout
         proc.send(encode(hello_message()), deadline)
@@ -289,7 +338,7 @@ class ExternalAgent(BaseAgent):
 
     def _send_new_match(self, seat: int) -> None:
         self._seat = seat
-        self._notify(new_match_message(self._seed, seat, self._unit, int(self._budget * 1000)))
+        self._notify(new_match_message(self._seed, seat, self._unit, int(self._budget * 1000), self._clock))
         self._match_sent = True
 
     def _notify(self, msg: dict[str, Any]) -> None:
@@ -304,7 +353,7 @@ class ExternalAgent(BaseAgent):
         except ExternalBotError as e:
             self._fail(e)
 
-    def _unsolicited(self, proc: _BotProcess) -> ExternalBotError:
+    def _unsolicited(self, proc: BotProcess) -> ExternalBotError:
         """The fault for output before a request: a stray line, or the bot's end (a crash)."""
         try:
             line = proc.recv(time.monotonic() + 0.05, "line")

@@ -5,11 +5,22 @@ Bots are spec strings for :func:`agents.make_agent` (``"random"``,
 Every game runs through the PettingZoo env (:func:`agents.play.play_game`).
 How a run is played is one :class:`ArenaOptions` (or its fields as keywords).
 
-Schedule (:mod:`.schedule`, reproducible from one master ``seed``): the games
-of every pairing use the same card seeds. In duplicate mode (default)
-consecutive games ``2k`` and ``2k+1`` share a seed with the seats swapped,
-so both bots get the same cards in the same seat and most of the luck of
-the deal cancels. A unit is a match to 7 (default) or one deal.
+Schedule (:mod:`.schedule`): every card and bot seed follows from one
+master seed by a keyed hash, the master seed being secret (drawn per run
+and kept in the results file) unless ``seed`` makes it public: a bot
+learns nothing about the cards from its own seed. The games of every
+pairing use the same card seeds. In duplicate mode (default) consecutive
+games ``2k`` and ``2k+1`` share a card seed with the seats swapped, so both
+bots get the same cards in the same seat and most of the luck of the deal
+cancels; every game is played by fresh bots (built from their specs; a new
+process for an external bot), so no bot remembers the mirror game. A unit
+is a match to 7 (default) or one deal.
+
+Time (:mod:`agents.play`, :mod:`.fairness`): ``move_time`` limits wall
+time or, with ``clock="cpu"``, each bot's own CPU time; every game records
+its CPU share, reported with a warning when low; the games a ``reference``
+player loses on time are played again, and too many stop the run with
+:class:`~agents.arena.fairness.MachineTooBusy`.
 
 Nothing is lost: with ``results_path`` every finished game is appended to a
 JSON Lines file (:mod:`.records`) the moment it ends; ``resume=True`` plays
@@ -24,16 +35,18 @@ pairs); deal win rate the same over deals; game points per deal (A's net:
 points A won minus points B won, over completed deals) with a cluster t
 interval over duplicate pairs (or games); Elo from the win rate; likelihood
 of superiority; and for round robins a Bradley-Terry fit over all games.
-Forfeited games count as losses for the offender; the deal interrupted by a
-forfeit is not a completed deal.
+Forfeited games count as losses for the offender, by kind (time, crash,
+illegal, protocol: :mod:`agents.forfeits`); the deal interrupted by a
+forfeit is not a completed deal, and a report says its ratings are
+unreliable when forfeits decided games.
 
 Sequential stop (:mod:`.sprt`, head-to-head only): with ``sprt=(elo0, elo1)``
 the run stops at the first game where an SPRT accepts H0 "A is elo0 stronger
 than B" or H1 "A is elo1 stronger"; ``games`` is then the maximum. The
 results and the verdict are those of the games up to that deciding index,
-identical for any ``workers`` and for a resumed run; games that other
-workers finish after the decision are still written to the results file
-but do not count.
+identical for any ``workers`` and for a resumed run; workers start no game
+after the decision (nor far past the first game not yet counted), and the
+games still running are stopped.
 
 Reports (:mod:`.report`): text, Markdown, JSON and PNG of a round robin.
 Run ``python -m agents.arena --help`` or ``sixtysix arena --help``.

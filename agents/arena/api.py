@@ -8,21 +8,25 @@ keywords, and all checks of a run happen before any game or worker starts.
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from agents.play import agent_name
+from agents.protocol.sandbox import check_sandbox
 from agents.registry import parse_spec
 
+from .fairness import LOW_CPU_SHARE, ReferenceGuard, cpu_share, share_text
 from .options import ArenaOptions, OptionError
 from .pairing import PairingStats, pairing_stats
 from .ray_backend import RayBackend
-from .records import Warn, open_results
+from .records import Warn, open_results, recorded_seed
 from .report import RoundRobinResult
 from .runner import AgentLike, GameLine, Setup, backend_for, play_missing
-from .schedule import Task, pairings, schedule
+from .schedule import Task, pairings, schedule, secret_seed
 from .sprt import SequentialStop
 from .stats import bradley_terry
 
@@ -44,7 +48,8 @@ def head_to_head(agent_a: AgentLike, agent_b: AgentLike, *, options: ArenaOption
                  **fields: Any) -> PairingStats:
     """Play ``games`` games of A against B and return A's statistics.
 
-    Spec strings or Agent objects (objects only with ``workers=1``);
+    Spec strings or Agent objects (objects only with ``workers=1``; an object
+    plays every game itself, while a spec gets a fresh bot per game);
     ``fields`` as in :func:`run`. ``sprt=(elo0, elo1)`` stops early once the
     SPRT of H0 "A is elo0 Elo stronger" against H1 "A is elo1 stronger"
     decides; ``games`` is then the maximum, and the returned statistics
@@ -99,24 +104,45 @@ def summarize(names: list[str], config: dict[str, Any], lines: Sequence[GameLine
 def _run(players: Sequence[AgentLike], opts: ArenaOptions
          ) -> tuple[list[str], dict[str, Any], list[GameLine], SequentialStop | None]:
     check_players(players, opts)
+    opts = with_seed(opts)
     names = display_names(players)
     config = opts.run_config(names)
     tasks = schedule(len(players), opts.games, opts.seed, opts.duplicate)
     seq = SequentialStop(opts.sprt_test, opts.duplicate, opts.games) if opts.sprt_test is not None else None
+    guard = ReferenceGuard(names, opts.reference, len(tasks)) if opts.reference else None
     done: dict[int, GameLine] = {}
     writer = None
     if opts.results_path is not None:
         lines, writer = open_results(opts.results_path, config, opts.resume)
         done = validate_resumed(opts.results_path, lines, tasks)
+    recorded = set(done)
     try:
         ray = opts.backend == "ray"
         backend = RayBackend(opts.workers, opts.address) if ray else backend_for(opts.workers)
-        counted = play_missing(Setup(tuple(players), opts.unit, opts.move_time), names, tasks, done,
-                               backend, writer=writer, progress=opts.progress, stop=seq)
+        setup = Setup(tuple(players), opts.unit, opts.move_time, opts.clock, opts.sandbox)
+        counted = play_missing(setup, names, tasks, done, backend, writer=writer, progress=opts.progress,
+                               stop=seq, guard=guard, report_every=opts.report_every,
+                               lookahead=2 * opts.workers)
     finally:
         if writer is not None:
             writer.close()
+    warn_low_share([line for i, line in done.items() if i not in recorded])
     return names, config, [done[t.index] for t in tasks[:counted]], seq
+
+
+def with_seed(opts: ArenaOptions) -> ArenaOptions:
+    """``opts`` with its master seed: the given one, a resumed file's, or a fresh secret one."""
+    if opts.seed is not None:
+        return opts
+    seed = recorded_seed(opts.results_path) if opts.resume and opts.results_path else None
+    return dataclasses.replace(opts, seed=secret_seed() if seed is None else seed)
+
+
+def warn_low_share(lines: Sequence[GameLine]) -> None:
+    """A warning on stderr when the games just played had a low share of a CPU."""
+    share = cpu_share(lines)
+    if share is not None and share < LOW_CPU_SHARE:
+        print(f"warning: {share_text(share)}", file=sys.stderr)
 
 
 def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
@@ -128,6 +154,10 @@ def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
     for p in players:
         if isinstance(p, str):
             parse_spec(p)  # fail fast on a bad spec, before any game or worker starts
+    if opts.sandbox:
+        check_sandbox()
+    if any(not 0 <= r < len(players) for r in opts.reference):
+        raise OptionError("{reference} names a player that is not in the run: {value}", value=opts.reference)
     objects = [p for p in players if not isinstance(p, str)]
     for p in objects:
         if not (hasattr(p, "act") and hasattr(p, "reset")):

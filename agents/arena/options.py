@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
 
-from agents.play import UNITS, check_move_time
+from agents.play import UNITS, check_clock, check_move_time
 
 from .sprt import SprtSettings, sprt_settings
 
@@ -74,8 +74,10 @@ def check_unit(value: Any) -> str:
     return value
 
 
-def check_seed(value: Any) -> int:
-    """Any int-like seed, as an int (numpy ints included, so the results file stays JSON)."""
+def check_seed(value: Any) -> int | None:
+    """Any int-like seed, as an int (numpy ints included, so the results file stays JSON), or None."""
+    if value is None:
+        return None
     try:
         return operator.index(value)
     except TypeError:
@@ -105,8 +107,10 @@ class ArenaOptions:
     """Games per pairing (with ``sprt``: the maximum)."""
     unit: str = "match"
     """A game is a ``"match"`` to 7 or a single ``"deal"``."""
-    seed: int = 0
-    """Master seed: every card and bot seed of the run follows from it."""
+    seed: int | None = None
+    """Master seed: every card and bot seed of the run follows from it (:mod:`.schedule`). None: a
+    secret one drawn for the run (or, resuming, the results file's); a small public seed lets
+    anyone recompute every deal, so it is for trusted bots only."""
     duplicate: bool = True
     """Play every card seed twice, with the seats swapped."""
     workers: int = 1
@@ -118,6 +122,16 @@ class ArenaOptions:
     """With ``backend="ray"``: the cluster to join (None: a local one started for the run)."""
     move_time: float | None = None
     """Per-move limit in seconds; a bot over it forfeits the game (None: no limit)."""
+    clock: str = "wall"
+    """What ``move_time`` limits: ``"wall"``-clock time or the bot's own ``"cpu"`` time
+    (:mod:`agents.play`)."""
+    sandbox: bool = False
+    """Run external (``exec:``) bots inside bubblewrap (:mod:`agents.protocol.sandbox`)."""
+    reference: tuple[int, ...] = ()
+    """Players whose time forfeits void the game, which is played again (bounded; see
+    :mod:`.fairness`): reference bots whose lost time must not rate the others."""
+    report_every: int = 0
+    """Without ``progress``: a line on stderr every this many games (0: none)."""
     results_path: str | None = None
     """JSONL file to append every finished game to (see :mod:`agents.arena.records`)."""
     resume: bool = False
@@ -137,13 +151,20 @@ class ArenaOptions:
         checks: dict[str, Callable[[Any], Any]] = {
             "games": check_positive_int, "unit": check_unit, "seed": check_seed,
             "workers": check_positive_int, "move_time": check_seconds, "results_path": check_path,
-            "backend": check_backend,
+            "backend": check_backend, "clock": check_clock,
         }
         for name, check in checks.items():
             try:
                 object.__setattr__(self, name, check(getattr(self, name)))
             except ValueError as e:
                 raise OptionError(f"{{{name}}} {{problem}}", problem=e) from None
+        every = self.report_every
+        if isinstance(every, bool) or not isinstance(every, int) or every < 0:
+            raise OptionError("{report_every} must be an int of at least 0, got {value}", value=every)
+        try:
+            object.__setattr__(self, "reference", tuple(int(p) for p in self.reference))
+        except (TypeError, ValueError):
+            raise OptionError("reference must be player indices, got {value}", value=self.reference) from None
         if self.address is not None and self.backend != "ray":
             raise OptionError("{address} needs {backend} ray")
         if self.resume and self.results_path is None:
@@ -166,6 +187,8 @@ class ArenaOptions:
         """The run's identity, as stored in the results file header: a resumed run must match it."""
         config: dict[str, Any] = {"players": names, "games": self.games, "unit": self.unit, "seed": self.seed,
                                   "duplicate": self.duplicate, "move_time": self.move_time}
+        if self.clock != "wall":  # only then, so files of wall-clock runs resume as before
+            config["clock"] = self.clock
         if self.sprt_test is not None:  # only then, so files of runs without it resume as before
             config["sprt"] = self.sprt_test.to_dict()
         return config

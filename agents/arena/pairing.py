@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from agents.forfeits import kind_of, kinds_text, no_forfeits
+
+from .fairness import cpu_share
 from .stats import SPRT_H0, SPRT_H1, SprtResult, elo_from_score, los, ratio_interval, sprt, wilson_interval
 
 
@@ -28,6 +31,9 @@ class PairingStats:
     forfeits: int = 0
     a_forfeits: int = 0
     b_forfeits: int = 0
+    a_forfeit_kinds: dict[str, int] = field(default_factory=no_forfeits)
+    b_forfeit_kinds: dict[str, int] = field(default_factory=no_forfeits)
+    cpu_share: float | None = field(default=None, compare=False)  # measured: CPU / wall time of the games
     win_rate: float = float("nan")
     win_rate_ci: tuple[float, float] = (0.0, 1.0)
     deals: int = 0
@@ -71,8 +77,16 @@ class PairingStats:
             f"{self.a} vs {self.b}: {self.games} {units}, win rate {percent(self.win_rate)} "
             f"[{percent(lo)}, {percent(hi)}], deals won {percent(self.deal_win_rate)}, "
             f"points/deal {self.points_per_deal:+.3f} [{self.points_per_deal_ci[0]:+.3f}, "
-            f"{self.points_per_deal_ci[1]:+.3f}], forfeits {self.a_forfeits}/{self.b_forfeits}"
+            f"{self.points_per_deal_ci[1]:+.3f}], forfeits {self.forfeit_text()}"
+            + (f", CPU share {100 * self.cpu_share:.0f}%" if self.cpu_share is not None else "")
         ) + (f"\n{self.sprt_text()}" if self.sprt_verdict is not None else "")
+
+    def forfeit_text(self) -> str:
+        """``"0/2 (random: time 2)"``: forfeits of A and B, by kind."""
+        sides = ((self.a, self.a_forfeit_kinds, self.a_forfeits),
+                 (self.b, self.b_forfeit_kinds, self.b_forfeits))
+        kinds = [f"{n}: {kinds_text(k)}" for n, k, c in sides if c]
+        return f"{self.a_forfeits}/{self.b_forfeits}" + (f" ({'; '.join(kinds)})" if kinds else "")
 
     def sprt_text(self) -> str:
         """One line on the sequential stop ('' if the run had none)."""
@@ -103,12 +117,13 @@ def pairing_stats(
     st = PairingStats(names[a], names[b], unit=unit, duplicate=duplicate)
     net_by_cluster: dict[int, float] = {}
     deals_by_cluster: dict[int, int] = {}
-    for r in records:
-        if {r["seats"][0], r["seats"][1]} == {a, b}:
-            net = _count_game(st, r, r["seats"].index(a))
-            c = r["cluster"]
-            net_by_cluster[c] = net_by_cluster.get(c, 0) + net
-            deals_by_cluster[c] = deals_by_cluster.get(c, 0) + len(r["deals"])
+    mine = [r for r in records if {r["seats"][0], r["seats"][1]} == {a, b}]
+    st.cpu_share = cpu_share(mine)
+    for r in mine:
+        net = _count_game(st, r, r["seats"].index(a))
+        c = r["cluster"]
+        net_by_cluster[c] = net_by_cluster.get(c, 0) + net
+        deals_by_cluster[c] = deals_by_cluster.get(c, 0) + len(r["deals"])
     if st.games:
         score = st.a_wins + 0.5 * st.draws
         st.win_rate = score / st.games
@@ -139,10 +154,13 @@ def _count_game(st: PairingStats, r: Mapping[str, Any], seat_a: int) -> int:
         st.b_wins += 1
     if r["forfeit"] is not None:
         st.forfeits += 1
+        kind = kind_of(r["forfeit"]["reason"])
         if r["forfeit"]["seat"] == seat_a:
             st.a_forfeits += 1
+            st.a_forfeit_kinds[kind] += 1
         else:
             st.b_forfeits += 1
+            st.b_forfeit_kinds[kind] += 1
     net = 0
     for d in r["deals"]:
         dw = d["winner"]
@@ -162,6 +180,8 @@ def jsonable(v: Any) -> Any:
     """``v`` for strict JSON: tuples become lists, NaN and infinities None."""
     if isinstance(v, tuple | list):
         return [jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {k: jsonable(x) for k, x in v.items()}
     if isinstance(v, float) and not math.isfinite(v):
         return None
     return v

@@ -1,9 +1,9 @@
 """The arena on a Ray cluster: games played by Ray actors that each hold one set of bots.
 
 ``sixtysix arena A B --backend ray [--address HOST:PORT] --workers N`` plays
-the schedule in ``N`` actors. Each actor builds the bots from their spec
-strings once and plays chunks of tasks with them; every game line comes back
-as soon as its chunk ends, in any order, and :func:`~agents.arena.runner.play_missing`
+the schedule in ``N`` actors, one game each at a time. An actor builds fresh
+bots from their spec strings for every game; every game line comes back
+as soon as it ends, in any order, and :func:`~agents.arena.runner.play_missing`
 stores it by index. Each game resets its bots with the game's own seeds, so
 the results are identical to a local run for the same seeds, and ``--resume``
 works across backends (the backend is not part of the run's identity).
@@ -21,11 +21,10 @@ its actors end with the run either way.
 from __future__ import annotations
 
 import os
-from collections import deque
-from collections.abc import Generator, Sequence
+from collections.abc import Generator
 from typing import Any
 
-from .runner import GameLine, Setup, build_agent, close_built, play_task
+from .runner import GameLine, Queue, Setup, play_task
 from .schedule import Task
 
 LOCAL_HOST = "127.0.0.1"
@@ -41,20 +40,19 @@ def import_ray() -> Any:
 
 
 class GameWorker:
-    """One Ray actor's bots and env; plays chunks of tasks with them (wrapped by ``ray.remote``)."""
+    """One Ray actor's env; plays one task at a time with fresh bots (wrapped by ``ray.remote``)."""
 
     def __init__(self, setup: Setup) -> None:
         from agents.play import make_env
 
         self.setup = setup
-        self.agents = [build_agent(p) for p in setup.players]
         self.env = make_env(setup.unit)
 
-    def play(self, tasks: Sequence[Task]) -> list[GameLine]:
-        return [play_task(self.agents, self.env, task, self.setup) for task in tasks]
+    def play(self, task: Task) -> GameLine:
+        return play_task(self.setup, self.env, task)
 
     def close(self) -> None:
-        close_built(self.setup.players, self.agents)
+        """Nothing to end: each game's bots end with it."""
 
 
 class RayBackend:
@@ -64,7 +62,7 @@ class RayBackend:
         self.workers = workers
         self.address = address
 
-    def play(self, setup: Setup, tasks: Sequence[Task]) -> Generator[GameLine, None, None]:
+    def play(self, setup: Setup, tasks: Queue) -> Generator[GameLine, None, None]:
         if not tasks:
             return
         if not all(isinstance(p, str) for p in setup.players):
@@ -91,23 +89,24 @@ class RayBackend:
                  logging_level="WARNING", log_to_driver=False)
         return True
 
-    def _play(self, ray: Any, setup: Setup, tasks: Sequence[Task]) -> Generator[GameLine, None, None]:
+    def _play(self, ray: Any, setup: Setup, tasks: Queue) -> Generator[GameLine, None, None]:
         n = min(self.workers, len(tasks))
-        chunk = max(1, min(8, len(tasks) // (n * 16)))
-        queue = deque(list(tasks[i:i + chunk]) for i in range(0, len(tasks), chunk))
         actors = [ray.remote(num_cpus=1)(GameWorker).remote(setup) for _ in range(n)]
         running: dict[Any, Any] = {}  # object ref -> the actor playing it
         try:
-            for actor in actors:  # two chunks per actor in flight: the next is ready when one ends
-                for _ in range(2):
-                    if queue:
-                        running[actor.play.remote(queue.popleft())] = actor
+            for actor in actors:
+                if tasks:
+                    running[actor.play.remote(tasks.popleft())] = actor
             while running:
                 [ready], _ = ray.wait(list(running), num_returns=1)
                 actor = running.pop(ready)
-                if queue:
-                    running[actor.play.remote(queue.popleft())] = actor
-                yield from ray.get(ready)
+                line = ray.get(ready)
+                yield line  # the caller may queue a game again here, or stop
+                if tasks:
+                    running[actor.play.remote(tasks.popleft())] = actor
+                for idle in actors:  # a game queued again after the others ended
+                    if tasks and idle not in running.values():
+                        running[idle.play.remote(tasks.popleft())] = idle
         finally:
             _end(ray, actors, graceful=not running)
 

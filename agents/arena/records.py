@@ -34,10 +34,12 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from agents.play import make_env
-from sixtysix_env.actions import action_name
+from agents.play import UNITS, make_env
+from sixtysix_env.actions import N_ACTIONS, action_name
 from sixtysix_env.cards import names_of
 from sixtysix_env.engine import PLAYER_IDS, WINDOW_NAMES
+
+from .fairness import seconds_ok
 
 FORMAT = "sixtysix-arena/1"
 # Config keys that may differ between a run and its resumption.
@@ -79,10 +81,26 @@ GAME_FIELDS: dict[str, tuple[type, ...]] = {
     "players": _LIST, "agent_seeds": _LIST, "winner": _OPT_INT, "match_score": _LIST, "deals": _LIST,
     "forfeit": (dict, type(None)), "actions": _LIST,
 }
+MAX_INDEX = 1 << 40  # game indices, player numbers and counts beyond any run
+MAX_SEED = 1 << 256
+MAX_ACTIONS = 100_000
+
+
+def _int(x: Any, lo: int = 0, hi: int = MAX_INDEX) -> bool:
+    return type(x) is int and lo <= x < hi
+
+
+def _pair(x: Any, ok: Any) -> bool:
+    return isinstance(x, list) and len(x) == 2 and all(ok(v) for v in x)
+
+
+def _deal_ok(d: Any) -> bool:
+    return (isinstance(d, dict) and d.get("winner") in (None, 0, 1) and type(d.get("winner")) is not bool
+            and _int(d.get("game_points"), 0, 4) and isinstance(d.get("reason"), str))
 
 
 def game_problem(obj: Any) -> str | None:
-    """Why ``obj`` is not a well-formed game line, or None if it is."""
+    """Why ``obj`` is not a well-formed game line, or None if it is (every field, every element)."""
     if not isinstance(obj, dict) or obj.get("type") != "game":
         return "not a game record"
     for key, types in GAME_FIELDS.items():
@@ -91,16 +109,42 @@ def game_problem(obj: Any) -> str | None:
             return f"no {key!r}"
         if isinstance(value, bool) or not isinstance(value, types):
             return f"{key!r} is {type(value).__name__}"
-    if obj["index"] < 0 or obj["winner"] not in (None, 0, 1) or not all(
-        isinstance(obj[k], list) and len(obj[k]) == 2 for k in ("seats", "pairing", "players", "match_score")
-    ):
-        return "a field is out of range"
-    if not all(isinstance(d, dict) and {"winner", "game_points", "reason"} <= d.keys() for d in obj["deals"]):
-        return "a malformed deal"
+    checks = {
+        "index": _int(obj["index"]), "seed": _int(obj["seed"], -MAX_SEED, MAX_SEED),
+        "cluster": _int(obj["cluster"]), "unit": obj["unit"] in UNITS,
+        "winner": obj["winner"] in (None, 0, 1),
+        "seats": _pair(obj["seats"], _int), "pairing": _pair(obj["pairing"], _int),
+        "players": _pair(obj["players"], lambda v: isinstance(v, str)),
+        "agent_seeds": _pair(obj["agent_seeds"], lambda v: _int(v, -MAX_SEED, MAX_SEED)),
+        "match_score": _pair(obj["match_score"], lambda v: _int(v, 0, 100)),
+        "actions": len(obj["actions"]) <= MAX_ACTIONS and all(_int(a, 0, N_ACTIONS) for a in obj["actions"]),
+        "deals": len(obj["deals"]) <= MAX_ACTIONS and all(_deal_ok(d) for d in obj["deals"]),
+        "cpu": obj.get("cpu") is None or _cpu_ok(obj["cpu"]),
+    }
+    bad = [k for k, ok in checks.items() if not ok]
+    if bad:
+        return f"{bad[0]!r} is out of range or malformed"
+    if sorted(obj["seats"]) != sorted(obj["pairing"]):
+        return "'seats' do not match 'pairing'"
     f = obj["forfeit"]
-    if f is not None and not (f.get("seat") in (0, 1) and isinstance(f.get("reason"), str)):
+    if f is not None and not (f.get("seat") in (0, 1) and type(f.get("seat")) is int
+                              and isinstance(f.get("reason"), str) and isinstance(f.get("detail", ""), str)):
         return "a malformed forfeit"
     return None
+
+
+def _cpu_ok(c: Any) -> bool:
+    return isinstance(c, dict) and all(seconds_ok(c.get(k)) for k in ("wall", "cpu"))
+
+
+def parse_line(raw: bytes) -> tuple[Any, str | None]:
+    """One results line as JSON: (the object, None), or (None, why it is not JSON) for any bytes."""
+    try:
+        return json.loads(raw), None
+    except RecursionError:
+        return None, "nested too deeply"
+    except (ValueError, MemoryError) as e:  # bad JSON or UTF-8, an int too long to convert
+        return None, f"not JSON ({str(e)[:80]})"
 
 
 def _parse_lines(path: str, data: bytes | None = None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
@@ -119,11 +163,7 @@ def _parse_lines(path: str, data: bytes | None = None) -> tuple[dict[str, Any] |
     for lineno, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        problem = None
-        try:
-            obj = json.loads(raw)
-        except ValueError as e:
-            obj, problem = None, f"not JSON ({e})"
+        obj, problem = parse_line(raw)
         if header is None:
             if not (isinstance(obj, dict) and obj.get("type") == "header" and obj.get("format") == FORMAT
                     and isinstance(obj.get("config"), dict)):
@@ -159,6 +199,19 @@ def ordered(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One line per game index (the last one recorded), ordered by index."""
     by_index = {g["index"]: g for g in games}
     return [by_index[i] for i in sorted(by_index)]
+
+
+def recorded_seed(path: str) -> int | None:
+    """The master seed in the header of the results file at ``path`` (None: no such file or header)."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(1 << 20)
+    except OSError:
+        return None
+    obj, _ = parse_line(first)
+    config = obj.get("config") if isinstance(obj, dict) else None
+    seed = config.get("seed") if isinstance(config, dict) else None
+    return seed if type(seed) is int else None
 
 
 def config_mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
@@ -253,6 +306,14 @@ def _claim(path: str, fd: int, config: dict[str, Any], resume: bool) -> list[dic
     elif not data.endswith(b"\n"):
         _write_all(fd, b"\n")
     return []
+
+
+MEASURED = ("cpu",)  # fields of a game line that are measured, so differ between runs of the same games
+
+
+def as_played(line: dict[str, Any]) -> dict[str, Any]:
+    """A game line without its measured fields: equal for the same game played again."""
+    return {k: v for k, v in line.items() if k not in MEASURED}
 
 
 def iter_games(path: str) -> Iterator[dict[str, Any]]:

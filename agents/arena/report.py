@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .fairness import share_text
 from .pairing import PairingStats, jsonable, percent
 from .stats import Ratings
 
@@ -36,10 +37,35 @@ class RoundRobinResult:
         """Player indices, best rating first."""
         return sorted(range(len(self.names)), key=lambda i: -self.ratings.elo[i])
 
+    @property
+    def forfeits(self) -> int:
+        """Games decided by a forfeit, over all pairings."""
+        return sum(p.forfeits for p in self.pairings)
+
+    @property
+    def cpu_share(self) -> float | None:
+        """CPU time over wall time of all games (None if none recorded it)."""
+        shares = [(p.cpu_share, p.games) for p in self.pairings if p.cpu_share is not None and p.games]
+        total = sum(g for _, g in shares)
+        return sum(s * g for s, g in shares) / total if total else None
+
+    def notes(self) -> list[str]:
+        """Warnings under the tables: forfeits that decided games, a low CPU share."""
+        out = []
+        if self.forfeits:
+            games = sum(p.games for p in self.pairings)
+            out.append(f"Ratings unreliable: {self.forfeits} of {games} games were decided by forfeit "
+                       "(see the forfeits column).")
+        share = share_text(self.cpu_share)
+        return out + ([share] if share else [])
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON summary (strict JSON: no NaN or infinities)."""
         return {
             "config": self.config,
+            "unreliable": bool(self.forfeits),
+            "forfeits": self.forfeits,
+            "cpu_share": jsonable(self.cpu_share),
             "ratings": [
                 {
                     "name": self.names[i],
@@ -55,7 +81,7 @@ class RoundRobinResult:
 
     def table(self) -> str:
         """A plain-text report for the terminal."""
-        sprt = self._sprt_lines()
+        sprt = self._sprt_lines() + self.notes()
         return "\n".join(
             [self.title(), "", text_table(RATING_HEAD, self._rating_rows()), "",
              text_table(PAIR_HEAD, self._pairing_rows()), *(["", *sprt] if sprt else [])]
@@ -65,7 +91,8 @@ class RoundRobinResult:
         """The same report as Markdown tables."""
         return "\n".join(
             [f"**{self.title()}**", "", md_table(RATING_HEAD, self._rating_rows()), "",
-             md_table(PAIR_HEAD, self._pairing_rows()), "", *(f"{t}\n" for t in self._sprt_lines())]
+             md_table(PAIR_HEAD, self._pairing_rows()), "",
+             *(f"{t}\n" for t in self._sprt_lines() + self.notes())]
         )
 
     def plot(self, path: str) -> None:
@@ -77,7 +104,7 @@ class RoundRobinResult:
         c = self.config
         unit = "matches to 7" if c.get("unit") == "match" else "single deals"
         dup = "duplicate" if c.get("duplicate") else "not duplicate"
-        mt = f", {c['move_time']}s per move" if c.get("move_time") else ""
+        mt = f", {c['move_time']}s of {c.get('clock', 'wall')} time per move" if c.get("move_time") else ""
         at_most = "at most " if c.get("sprt") else ""
         return (f"Sixty-Six arena: {at_most}{c.get('games')} {unit} per pairing, {dup}, seed {c.get('seed')}"
                 f"{mt}")
@@ -96,7 +123,7 @@ class RoundRobinResult:
             [f"{p.a} vs {p.b}", str(p.games), percent(p.win_rate), _ci_pct(p.win_rate_ci), str(p.deals),
              percent(p.deal_win_rate), f"{p.points_per_deal:+.3f}",
              f"[{p.points_per_deal_ci[0]:+.3f}, {p.points_per_deal_ci[1]:+.3f}]",
-             f"{p.a_forfeits}/{p.b_forfeits}"]
+             p.forfeit_text()]
             for p in self.pairings
         ]
 

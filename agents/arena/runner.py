@@ -24,10 +24,13 @@ from typing import Any, Protocol
 from tqdm import tqdm
 
 from agents.base import Agent
+from agents.external import ExternalAgent
+from agents.forfeits import CRASH, kind_of
 from agents.lifetime import die_with, die_with_parent
-from agents.play import GameRecord, make_env, play_game
+from agents.play import WALL, GameRecord, make_env, play_game
 from agents.registry import make_agent
 
+from .fairness import ReferenceGuard, cpu_share, share_text
 from .pairing import percent
 from .records import ResultsWriter
 from .schedule import Task
@@ -39,22 +42,33 @@ GameLine = dict[str, Any]
 
 @dataclass(frozen=True)
 class Setup:
-    """What every game of a run shares: the players (specs or Agent objects), unit and move time."""
+    """What every game of a run shares: the players (specs or Agent objects), unit and time control."""
 
     players: tuple[AgentLike, ...]
     unit: str
     move_time: float | None
+    clock: str = WALL
+    sandbox: bool = False
+
+
+Queue = deque[Task]
 
 
 class Backend(Protocol):
-    """Plays tasks; closing the generator it returns stops the games still in flight."""
+    """Plays tasks taken one by one from a queue that may grow while it plays (games to play again);
+    closing the generator it returns stops the games still in flight."""
 
-    def play(self, setup: Setup, tasks: Sequence[Task]) -> Generator[GameLine, None, None]: ...
+    def play(self, setup: Setup, tasks: Queue) -> Generator[GameLine, None, None]: ...
 
 
-def build_agent(player: AgentLike) -> Agent:
-    """The bot of a spec string, or the Agent object itself."""
-    return make_agent(player) if isinstance(player, str) else player
+def build_agent(player: AgentLike, sandbox: bool = False) -> Agent:
+    """A fresh bot of a spec string (sandboxed if asked and external), or the Agent object itself."""
+    if not isinstance(player, str):
+        return player
+    agent = make_agent(player)
+    if sandbox and isinstance(agent, ExternalAgent):
+        agent.sandbox = True
+    return agent
 
 
 def close_built(players: Sequence[AgentLike], agents: Sequence[Agent]) -> None:
@@ -72,35 +86,38 @@ def game_line(task: Task, rec: GameRecord) -> GameLine:
     return d
 
 
-def play_task(agents: Sequence[Agent], env: Any, task: Task, setup: Setup) -> GameLine:
-    rec = play_game(agents[task.seats[0]], agents[task.seats[1]], task.seed, setup.unit, setup.move_time,
-                    agent_seeds=task.agent_seeds, env=env)
+def play_task(setup: Setup, env: Any, task: Task, wrap: Any = None) -> GameLine:
+    """Play one task with fresh bots (a new instance, or process, per game: no bot remembers the
+    other game of a duplicate pair); ``wrap(agent, player)`` may wrap each."""
+    agents = [build_agent(setup.players[p], setup.sandbox) for p in task.seats]
+    try:
+        seated = [wrap(a, p) if wrap else a for a, p in zip(agents, task.seats, strict=True)]
+        rec = play_game(seated[0], seated[1], task.seed, setup.unit, setup.move_time,
+                        agent_seeds=task.agent_seeds, env=env, clock=setup.clock)
+    finally:
+        close_built([setup.players[p] for p in task.seats], agents)
     return game_line(task, rec)
 
 
 class InProcess:
-    """Plays the tasks one after another in this process, with one bot per player and one env."""
+    """Plays the tasks one after another in this process, with one env."""
 
-    def play(self, setup: Setup, tasks: Sequence[Task]) -> Generator[GameLine, None, None]:
-        if not tasks:
-            return
-        agents = [build_agent(p) for p in setup.players]
-        env = make_env(setup.unit)
-        try:
-            for task in tasks:
-                yield play_task(agents, env, task, setup)
-        finally:  # bots built here from specs (external processes) end with the run
-            close_built(setup.players, agents)
+    def play(self, setup: Setup, tasks: Queue) -> Generator[GameLine, None, None]:
+        env = None
+        while tasks:
+            task = tasks.popleft()
+            env = env or make_env(setup.unit)
+            yield play_task(setup, env, task)
 
 
-# Per-process state of pool workers (set by the initializer, bots built on the first task).
+# Per-process state of pool workers (set by the initializer, the env built on the first task).
 _W: dict[str, Any] = {}
 
 
 def _init_worker(setup: Setup, turn: Any, arena: int) -> None:
-    # Bots are built on the first task, not here: an exception in a pool
+    # Bots are built per task, not here: an exception in a pool
     # initializer breaks the pool, while one in a task reaches the parent as a clear error.
-    _W.update(setup=setup, agents=None, env=None, turn=turn)
+    _W.update(setup=setup, env=None, turn=turn)
     die_with_parent()  # a killed arena takes its workers, and so their external bots, along
     die_with(arena)  # also when the parent is a forkserver, which outlives the arena while workers live
 
@@ -124,16 +141,13 @@ class _Tracked:
         return call
 
 
-def _worker_chunk(tasks: Sequence[Task]) -> list[GameLine]:
+def _worker_task(task: Task) -> GameLine:
     setup: Setup = _W["setup"]
-    if _W["agents"] is None:
-        _W["agents"] = [_Tracked(build_agent(p), i, _W["turn"]) for i, p in enumerate(setup.players)]
+    if _W["env"] is None:
         _W["env"] = make_env(setup.unit)
-    lines = []
-    for task in tasks:
-        _W["turn"].value = -1
-        lines.append(play_task(_W["agents"], _W["env"], task, setup))
-    return lines
+    turn = _W["turn"]
+    turn.value = -1
+    return play_task(setup, _W["env"], task, lambda a, p: _Tracked(a, p, turn))
 
 
 def _mp_context() -> Any:
@@ -147,17 +161,18 @@ def crash_line(setup: Setup, task: Task, player: int) -> GameLine:
     seat = task.seats.index(player) if player in task.seats else 0
     names = (str(setup.players[task.seats[0]]), str(setup.players[task.seats[1]]))
     rec = GameRecord(task.seed, setup.unit, names, task.agent_seeds, winner=1 - seat)
-    rec.forfeit = {"seat": seat, "reason": "crash", "detail": "the bot's worker process died (os._exit, a "
+    rec.forfeit = {"seat": seat, "reason": CRASH, "kind": kind_of(CRASH),
+                   "detail": "the bot's worker process died (os._exit, a "
                    "signal or a crash in native code), also when the game was played again alone"}
     return game_line(task, rec)
-
-
-Chunks = list[list[Task]]
 
 
 class ProcessPool:
     """Plays the tasks in ``workers`` processes; the players must be spec strings.
 
+    At most ``workers`` games run at a time and a game starts only when the
+    caller asks for the next line, so after a sequential stop decides no
+    new game starts, and closing the generator terminates the running ones.
     A bot that kills its worker process cannot hang or end the run: the
     pool is rebuilt, the games that were in flight are played again one at
     a time in a single worker, and a game that kills that worker too is
@@ -167,47 +182,38 @@ class ProcessPool:
     def __init__(self, workers: int) -> None:
         self.workers = workers
 
-    def play(self, setup: Setup, tasks: Sequence[Task]) -> Generator[GameLine, None, None]:
-        if len(tasks) <= 1:  # not worth starting processes
-            yield from InProcess().play(setup, tasks)
-            return
-        n = min(self.workers, len(tasks))
-        chunk = max(1, min(8, len(tasks) // (n * 16)))
-        rest: Chunks = [list(tasks[i:i + chunk]) for i in range(0, len(tasks), chunk)]
+    def play(self, setup: Setup, tasks: Queue) -> Generator[GameLine, None, None]:
         turn = _mp_context().RawValue("i", -1)
-        while rest:
-            lost, rest = yield from self._run(setup, rest, n, turn, 2 * n)
-            singles = [[t] for c in lost for t in c]
-            while singles:  # one game at a time: a game that breaks the worker now is the culprit
-                culprit, singles = yield from self._run(setup, singles, 1, turn, 1)
-                if culprit:
-                    yield crash_line(setup, culprit[0][0], turn.value)
-                    singles = culprit[1:] + singles
+        while tasks:
+            lost = yield from self._run(setup, tasks, self.workers, turn)
+            for task in lost:  # one at a time: a game that breaks the worker now is the culprit
+                if (yield from self._run(setup, deque([task]), 1, turn)):
+                    yield crash_line(setup, task, turn.value)
 
-    def _run(self, setup: Setup, chunks: Chunks, n: int, turn: Any, window: int
-             ) -> Generator[GameLine, None, tuple[Chunks, Chunks]]:
-        """Play ``chunks`` in a pool of ``n``, at most ``window`` at a time; if a worker dies,
-        return (chunks lost, chunks not started)."""
+    def _run(self, setup: Setup, tasks: Queue, n: int, turn: Any) -> Generator[GameLine, None, list[Task]]:
+        """Play from ``tasks`` in a pool of ``n``, ``n`` at a time; if a worker dies, return the
+        tasks that were in flight (the others stay queued)."""
         ex = ProcessPoolExecutor(n, mp_context=_mp_context(), initializer=_init_worker,
                                  initargs=(setup, turn, os.getpid()))
-        queue, running, ok = deque(chunks), {}, False
+        running: dict[Any, Task] = {}
+        ok = False
         try:
-            while queue or running:
-                while queue and len(running) < window:
-                    c = queue.popleft()
-                    running[ex.submit(_worker_chunk, c)] = c
+            while tasks or running:
+                while tasks and len(running) < n:
+                    t = tasks.popleft()
+                    running[ex.submit(_worker_task, t)] = t
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 lost = []
                 for fut in finished:
-                    c = running.pop(fut)
+                    t = running.pop(fut)
                     if isinstance(fut.exception(), BrokenProcessPool):
-                        lost.append(c)
+                        lost.append(t)
                     else:
-                        yield from fut.result()
+                        yield fut.result()
                 if lost:
-                    return lost + list(running.values()), list(queue)
+                    return lost + list(running.values())
             ok = True
-            return [], []
+            return []
         finally:
             _shutdown(ex, ok)
 
@@ -232,46 +238,68 @@ def backend_for(workers: int) -> Backend:
 
 def play_missing(setup: Setup, names: list[str], tasks: Sequence[Task], done: dict[int, GameLine],
                  backend: Backend, *, writer: ResultsWriter | None = None, progress: bool = False,
-                 stop: SequentialStop | None = None) -> int:
+                 stop: SequentialStop | None = None, guard: ReferenceGuard | None = None,
+                 report_every: int = 0, lookahead: int = 2) -> int:
     """Play the games of ``tasks`` not yet in ``done`` (which they join); return how many leading games count.
 
     Without ``stop`` that is all of them. With it, finished games are fed to
-    the test in index order and play stops once it decides: the count is
-    then the deciding game's index plus one, whatever order the games finish
-    in. Each game is written to ``writer`` as it arrives.
+    the test in index order and play stops once it decides (no new game
+    starts, running ones are stopped): the count is then the deciding game's
+    index plus one, whatever order the games finish in. Each game is written
+    to ``writer`` as it arrives, except one that ``guard`` voids (a reference
+    bot's time forfeit), which is played again instead.
     """
     order = [t.index for t in tasks]
     if stop is not None and stop.catch_up(order, done):
         return stop.played  # a resumed run whose recorded games already decide
-    todo = [t for t in tasks if t.index not in done]
-    bar = Progress(len(tasks), len(tasks) - len(todo), names, done.values()) if progress else None
-    results = backend.play(setup, todo)
+    by_index = {t.index: t for t in tasks}
+    position = {t.index: k for k, t in enumerate(tasks)}
+    pending = deque(t for t in tasks if t.index not in done)
+    queue: Queue = deque()
+
+    def refill() -> None:
+        """With a sequential stop, start games at most ``lookahead`` places past the first one not
+        counted yet: a slow game holds the decision back, so nobody runs far ahead of it."""
+        limit = len(tasks) if stop is None else stop.played + lookahead
+        while pending and position[pending[0].index] < limit:
+            queue.append(pending.popleft())
+
+    refill()
+    bar = Progress(len(tasks), len(tasks) - len(pending) - len(queue), names, done.values(), progress,
+                   report_every)
+    results = backend.play(setup, queue)
     try:
         for line in results:
+            if guard is not None and guard.void(line):
+                queue.appendleft(by_index[line["index"]])
+                continue
             done[line["index"]] = line
             if writer is not None:
                 writer.write(line)
-            if bar is not None:
-                bar.update(line)
+            bar.update(line)
             if stop is not None and stop.catch_up(order, done):
                 return stop.played
+            refill()
     finally:
         results.close()  # stops (terminates) a worker pool still playing
-        if bar is not None:
-            bar.close()
+        bar.close()
     return len(tasks)
 
 
 class Progress:
-    """tqdm bar on stderr: games done, rate, ETA, and the current standings."""
+    """Progress on stderr: a tqdm bar with the standings (``bar``), or a line every ``every`` games
+    (0: none)."""
 
-    def __init__(self, total: int, initial: int, names: list[str], done: Iterable[GameLine]) -> None:
-        self.names = names
+    def __init__(self, total: int, initial: int, names: list[str], done: Iterable[GameLine], bar: bool,
+                 every: int = 0) -> None:
+        self.names, self.total, self.count, self.every = names, total, initial, every
         self.score = [0.0] * len(names)
         self.played = [0] * len(names)
+        self.new: list[GameLine] = []
         for line in done:
             self._count(line)
-        self.bar = tqdm(total=total, initial=initial, unit="game", dynamic_ncols=True, file=sys.stderr)
+        self.bar = tqdm(total=total, initial=initial, unit="game", dynamic_ncols=True, file=sys.stderr) \
+            if bar else None
         self._show()
 
     def _count(self, line: GameLine) -> None:
@@ -281,16 +309,27 @@ class Progress:
             self.played[p] += 1
             self.score[p] += 0.5 if w is None else float(w == s)
 
-    def _show(self) -> None:
+    def _standings(self) -> str:
         order = sorted(range(len(self.names)), key=lambda i: -self.score[i] / max(1, self.played[i]))
-        text = " ".join(f"{self.names[i]} {percent(self.score[i] / self.played[i])}"
+        return " ".join(f"{self.names[i]} {percent(self.score[i] / self.played[i])}"
                         for i in order[:4] if self.played[i])
-        self.bar.set_postfix_str(text, refresh=False)
+
+    def _show(self) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(self._standings(), refresh=False)
 
     def update(self, line: GameLine) -> None:
         self._count(line)
-        self._show()
-        self.bar.update(1)
+        self.new.append(line)
+        self.count += 1
+        if self.bar is not None:
+            self._show()
+            self.bar.update(1)
+        elif self.every and (self.count % self.every == 0 or self.count == self.total):
+            share = share_text(cpu_share(self.new[-self.every:]))
+            print(f"  {self.count}/{self.total} games: {self._standings()}"
+                  + (f"; {share}" if share else ""), file=sys.stderr, flush=True)
 
     def close(self) -> None:
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()

@@ -1,23 +1,33 @@
 """The schedule of a run: every game, its players, seats and seeds, fixed by one master seed.
 
-The games of every pairing use the same card seeds,
-``derive_seed(seed, "game", k)``. In duplicate mode consecutive games ``2k``
-and ``2k+1`` share seed ``k`` with the seats swapped, so both bots get the
-same cards in the same seat and most of the luck of the deal cancels; each
-bot keeps its own agent seed in both games of the pair. Games are indexed
-game number first, pairing second (index ``g * pairings + p``), so the
-schedule of ``games`` games begins with the whole schedule of any smaller
-count: a run resumed with a larger ``games`` plays only the new games.
-Because the whole
-schedule follows from the seed, a resumed run can check that a results file
-belongs to it, game by game.
+Every seed of a run comes from :func:`derive`, a keyed hash (BLAKE2b keyed
+by the master seed) with a domain per use: the card seed of card deal ``k``
+is ``derive(master, "deal", k)`` and a bot's own seed ``derive(master,
+"agent", k, "a")``. A bot is sent its agent seed only; without the master
+seed it learns nothing about the cards from it (a different domain of a
+keyed hash), and a master seed drawn by :func:`secret_seed` (128 bits, the
+default) cannot be guessed. A small public master seed (``--seed 7``) can:
+anyone may then recompute every deal, so it is for trusted bots only.
+
+The games of every pairing use the same card seeds. In duplicate mode
+consecutive games ``2k`` and ``2k+1`` share card seed ``k`` with the seats
+swapped, so both bots get the same cards in the same seat and most of the
+luck of the deal cancels; each bot keeps its own agent seed in both games
+of the pair (and is a fresh bot in each, see :mod:`.runner`). Games are
+indexed game number first, pairing second (index ``g * pairings + p``), so
+the schedule of ``games`` games begins with the whole schedule of any
+smaller count: a run resumed with a larger ``games`` plays only the new
+games. Because the whole schedule follows from the seed, a resumed run can
+check that a results file belongs to it, game by game.
 """
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from dataclasses import dataclass
 
-from sixtysix_env.seeding import derive_seed
+SECRET_BITS = 128  # a master seed drawn by secret_seed(): beyond any search
 
 
 @dataclass(frozen=True)
@@ -33,6 +43,23 @@ class Task:
     cluster: int  # duplicate pair (or game) number within the pairing
 
 
+def derive(master: int, domain: str, *parts: object, bits: int = 63) -> int:
+    """A ``bits``-bit seed for ``domain`` and ``parts``, keyed by ``master`` (the one derivation of a run).
+
+    BLAKE2b keyed by a digest of the master seed: outputs of one domain
+    tell nothing about another's, or about the key, to whoever lacks it.
+    """
+    key = hashlib.blake2b(f"sixtysix-master:{int(master)}".encode(), digest_size=32).digest()
+    msg = ":".join([domain, *map(str, parts)]).encode()
+    digest = hashlib.blake2b(msg, key=key, digest_size=(bits + 7) // 8).digest()
+    return int.from_bytes(digest, "big") >> (8 * len(digest) - bits)
+
+
+def secret_seed() -> int:
+    """A fresh master seed from the operating system's randomness, too large to guess."""
+    return secrets.randbits(SECRET_BITS)
+
+
 def pairings(n_players: int) -> list[tuple[int, int]]:
     """Every pair of players ``(a, b)`` with ``a < b``, in schedule order."""
     return [(i, j) for i in range(n_players) for j in range(i + 1, n_players)]
@@ -45,9 +72,9 @@ def schedule(n_players: int, games: int, seed: int, duplicate: bool) -> list[Tas
     for g in range(games):
         for p, (a, b) in enumerate(pairs):
             k, swap = (g // 2, g % 2) if duplicate else (g, 0)
-            game_seed = derive_seed(seed, "game", k)
-            seed_a = derive_seed(seed, "agent", k, "a")
-            seed_b = derive_seed(seed, "agent", k, "b")
+            game_seed = derive(seed, "deal", k)
+            seed_a = derive(seed, "agent", k, "a")
+            seed_b = derive(seed, "agent", k, "b")
             seats, agent_seeds = ((b, a), (seed_b, seed_a)) if swap else ((a, b), (seed_a, seed_b))
             tasks.append(Task(g * len(pairs) + p, a, b, seats, game_seed, agent_seeds, k))
     return tasks

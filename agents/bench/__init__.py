@@ -2,8 +2,9 @@
 
 ``sixtysix bench SPEC`` (:mod:`agents.bench.run`) plays SPEC against every
 rung of the ladder (:mod:`agents.bench.ladder`, ratings in ``ladder.json``)
-on published card seeds with duplicate deals at a fixed time control, and
-fits its rating on the ladder's fixed scale; ``python -m
+on secret deals (a fresh secret master seed per rung) with duplicate deals,
+fresh bots per game, at the ladder's CPU-time control, and fits its rating
+on the ladder's fixed scale (see ``docs/benchmark.md``); ``python -m
 agents.bench.calibrate`` made the ladder's ratings; ``sixtysix leaderboard``
 merges bench results (:func:`agents.bench.report.leaderboard`).
 """

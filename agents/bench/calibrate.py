@@ -2,8 +2,10 @@
 
     python -m agents.bench.calibrate --games 40 --workers 2 --results runs/ladder.jsonl
 
-Plays every rung against every other (duplicate deals, the bench's seed and
-move time), fits Bradley-Terry ratings, shifts them so that ``heuristic`` is
+Plays every rung against every other (duplicate deals, the public
+calibration seed, the bench's time control: ``MOVE_TIME`` of ``CLOCK``
+time; every rung is a reference, so a game lost on time is played again, or
+the run stops as too busy), fits Bradley-Terry ratings, shifts them so that ``heuristic`` is
 1000, and writes them with this command to ``agents/bench/ladder.json``.
 ``--resume`` continues a killed run from its results file.
 """
@@ -11,27 +13,35 @@ move time), fits Bradley-Terry ratings, shifts them so that ``heuristic`` is
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from collections.abc import Sequence
 
 from agents.arena import round_robin
 
-from .ladder import ANCHOR, BENCH_SEED, LADDER_PATH, MOVE_TIME, RUNGS, Ladder, save_ladder
+from .ladder import ANCHOR, BENCH_SEED, CLOCK, LADDER_PATH, MOVE_TIME, RUNGS, Ladder, save_ladder
 
 
 def calibrate(games: int, workers: int = 1, results: str | None = None, resume: bool = False,
-              rungs: Sequence[str] = RUNGS, move_time: float = MOVE_TIME, command: str = "") -> Ladder:
+              rungs: Sequence[str] = RUNGS, move_time: float = MOVE_TIME, command: str = "",
+              clock: str = CLOCK) -> Ladder:
     """Play the round robin and return the ladder (ratings anchored at ``heuristic``)."""
-    rr = round_robin(list(rungs), games=games, seed=BENCH_SEED, move_time=move_time, workers=workers,
-                     results_path=results, resume=resume, progress=sys.stderr.isatty())
+    rr = round_robin(list(rungs), games=games, seed=BENCH_SEED, move_time=move_time, clock=clock,
+                     workers=workers, results_path=results, resume=resume, progress=sys.stderr.isatty(),
+                     report_every=0 if sys.stderr.isatty() else 50, reference=tuple(range(len(rungs))))
+    if rr.forfeits:
+        print(f"warning: {rr.forfeits} games were decided by forfeit", file=sys.stderr)
     names = list(rr.ratings.names)
     anchor, value = ANCHOR
     shift = value - rr.ratings.elo[names.index(anchor)] if anchor in names else 0.0
     ratings = {n: e + shift for n, e in zip(names, rr.ratings.elo, strict=True)}
     intervals = {n: (lo + shift, hi + shift) for n, (lo, hi) in zip(names, rr.ratings.intervals, strict=True)}
-    return Ladder(ratings, intervals, move_time, BENCH_SEED, games, command,
-                  (anchor, value) if anchor in names else (names[0], 0.0))
+    share = rr.cpu_share
+    machine = f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} at the end" + (
+        f", CPU share {100 * share:.0f}%" if share is not None else "")
+    return Ladder(ratings, intervals, move_time, BENCH_SEED, clock, games, command,
+                  (anchor, value) if anchor in names else (names[0], 0.0), machine)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""The reference ladder: its bots, the published seeds and time control, its fixed ratings.
+"""The reference ladder: its bots, the calibration seed and time control, its fixed ratings.
 
 The scale is Elo on matches (logistic, 400 points for 10:1 odds) anchored at
 ``heuristic = 1000``. The rungs' ratings come from one large round robin
@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-BENCH_SEED = 6606_2026  # master seed of the bench and the calibration: every card seed follows from it
+BENCH_SEED = 6606_2026  # public master seed of the calibration (ladder bots only; a bench draws secret ones)
 MOVE_TIME = 0.1  # seconds per move, for every bot of the bench and the calibration
+CLOCK = "cpu"  # what MOVE_TIME limits: each bot's own CPU time (agents.play)
 RUNGS = ("random", "heuristic", "pimc", "ismcts", "ppo")
 ANCHOR = ("heuristic", 1000.0)
 ELO_PER_NAT = 400.0 / math.log(10.0)
@@ -34,9 +35,11 @@ class Ladder:
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
     move_time: float = MOVE_TIME
     seed: int = BENCH_SEED
+    clock: str = CLOCK
     games: int = 0
     command: str = ""
     anchor: tuple[str, float] = ANCHOR
+    machine: str = ""  # where and under what load it was calibrated
 
     @property
     def rungs(self) -> list[str]:
@@ -48,16 +51,19 @@ class Ladder:
                    for n, e in self.ratings.items()}
         scale = f"Elo on matches, {self.anchor[0]} = {self.anchor[1]:g}"
         return {"scale": scale, "anchor": list(self.anchor),
-                "move_time": self.move_time, "seed": self.seed, "games_per_pairing": self.games,
-                "command": self.command, "ratings": ratings}
+                "move_time": self.move_time, "clock": self.clock, "seed": self.seed,
+                "games_per_pairing": self.games, "command": self.command, "machine": self.machine,
+                "ratings": ratings}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Ladder:
         r = d["ratings"]
         return cls({n: float(v["elo"]) for n, v in r.items()},
                    {n: (float(v["ci"][0]), float(v["ci"][1])) for n, v in r.items()},
-                   float(d["move_time"]), int(d["seed"]), int(d.get("games_per_pairing", 0)),
-                   str(d.get("command", "")), (str(d["anchor"][0]), float(d["anchor"][1])))
+                   float(d["move_time"]), int(d["seed"]), str(d.get("clock", "wall")),
+                   int(d.get("games_per_pairing", 0)),
+                   str(d.get("command", "")), (str(d["anchor"][0]), float(d["anchor"][1])),
+                   str(d.get("machine", "")))
 
 
 def load_ladder(path: str | None = None) -> Ladder:

@@ -7,7 +7,9 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from agents.arena.fairness import share_text
 from agents.arena.report import md_table
+from agents.forfeits import kinds_text
 
 
 def _pct(x: float | None, ci: Sequence[float | None]) -> str:
@@ -22,21 +24,40 @@ def _pts(x: float | None, ci: Sequence[float | None]) -> str:
     return f"{x:+.2f} [{ci[0]:+.2f}, {ci[1]:+.2f}]"
 
 
+def _forfeits(r: dict[str, Any]) -> str:
+    """``"0/2 (rung: time 2)"``: the bot's and the rung's forfeits, by kind."""
+    parts = [f"{who}: {kinds_text(r[f'{side}_forfeit_kinds'])}" for who, side in (("bot", "a"), ("rung", "b"))
+             if r[f"{side}_forfeits"]]
+    return f"{r['a_forfeits']}/{r['b_forfeits']}" + (f" ({'; '.join(parts)})" if parts else "")
+
+
+def notes(result: dict[str, Any]) -> list[str]:
+    """The warnings of a bench: forfeits that decided matches, a low CPU share."""
+    out = []
+    if result["unreliable"]:
+        f = result["forfeits"]
+        out.append(f"**Rating unreliable**: forfeits decided matches (bot: {kinds_text(f['bot'])}; "
+                   f"ladder: {kinds_text(f['ladder'])}).")
+    share = share_text(result["cpu_share"])
+    return out + ([share + "."] if share else [])
+
+
 def markdown(result: dict[str, Any]) -> str:
-    """The bench of one bot as Markdown: its rating, then one line per rung."""
+    """The bench of one bot as Markdown: its rating, then one line per rung, then the warnings."""
     lo, hi = result["elo_ci"]
     lad = result["ladder"]
-    head = ["rung", "rung Elo", "games", "match wins", "deal wins", "points per deal", "SPRT"]
+    head = ["rung", "rung Elo", "games", "match wins", "deal wins", "points per deal", "forfeits bot/rung",
+            "SPRT"]
     rows = [[r["rung"], f"{r['rung_elo']:.0f}", str(r["games"]), _pct(r["win_rate"], r["win_rate_ci"]),
              _pct(r["deal_win_rate"], r["deal_win_rate_ci"]),
-             _pts(r["points_per_deal"], r["points_per_deal_ci"]), r["sprt_verdict"] or "-"]
+             _pts(r["points_per_deal"], r["points_per_deal_ci"]), _forfeits(r), r["sprt_verdict"] or "-"]
             for r in result["rungs"]]
     return "\n".join([
         f"# Bench: `{result['bot']}`", "",
         f"**Rating {result['elo']:.0f}** (95% interval {lo:.0f} to {hi:.0f}; {lad['scale']}), "
-        f"{result['games']} matches at {lad['move_time']:g} s per move, card seed {lad['seed']}, "
-        "duplicate deals; rates from the bot's side, 95% intervals.", "",
-        md_table(head, rows), ""])
+        f"{result['games']} matches at {lad['move_time']:g} s of {lad.get('clock', 'wall')} time per move, "
+        "secret deals per rung, duplicate deals; rates from the bot's side, 95% intervals.", "",
+        md_table(head, rows), "", *(f"{n}\n" for n in notes(result))])
 
 
 def plot(result: dict[str, Any], path: str) -> None:
@@ -76,12 +97,24 @@ def leaderboard(results: Sequence[dict[str, Any]]) -> str:
     rungs: list[str] = []
     for res in results:
         rungs += [r["rung"] for r in res["rungs"] if r["rung"] not in rungs]
-    head = ["#", "bot", "Elo", "95% interval", "matches", *(f"vs {r}" for r in rungs)]
+    head = ["#", "bot", "Elo", "95% interval", "matches", "forfeits bot/ladder", *(f"vs {r}" for r in rungs)]
     rows = []
     for k, res in enumerate(sorted(results, key=lambda r: -r["elo"]), 1):
         by = {r["rung"]: r for r in res["rungs"]}
         rates = [f"{100 * by[r]['win_rate']:.0f}%" if r in by and by[r]["win_rate"] is not None else "-"
                  for r in rungs]
-        rows.append([str(k), f"`{res['bot']}`", f"{res['elo']:.0f}",
-                     f"{res['elo_ci'][0]:.0f} to {res['elo_ci'][1]:.0f}", str(res["games"]), *rates])
+        mark = " (unreliable)" if res.get("unreliable") else ""
+        rows.append([str(k), f"`{res['bot']}`", f"{res['elo']:.0f}{mark}",
+                     f"{res['elo_ci'][0]:.0f} to {res['elo_ci'][1]:.0f}", str(res["games"]),
+                     _total_forfeits(res), *rates])
     return md_table(head, rows) + "\n"
+
+
+def _total_forfeits(res: dict[str, Any]) -> str:
+    """The bot's and the ladder's forfeits of a bench, by kind (older results: "-")."""
+    f = res.get("forfeits")
+    if not isinstance(f, dict) or not all(isinstance(f.get(s), dict) for s in ("bot", "ladder")):
+        return "-"
+    n = [sum(v for v in f[s].values() if type(v) is int) for s in ("bot", "ladder")]
+    kinds = "; ".join(f"{s}: {kinds_text(f[s])}" for s, c in zip(("bot", "ladder"), n, strict=True) if c)
+    return f"{n[0]}/{n[1]}" + (f" ({kinds})" if kinds else "")

@@ -1,18 +1,33 @@
 """``sixtysix bench SPEC``: play a bot against every rung of the ladder and rate it.
 
 Each rung is a head-to-head in the arena (:func:`agents.arena.head_to_head`)
-at the ladder's time control, on the card seeds of :data:`BENCH_SEED` with
-duplicate deals, that stops once the arena's SPRT decides whether the bot
-is :data:`SPRT_ELO` Elo weaker or stronger than the rung, after at most
-``max_games`` games. Every game goes to ``OUT/<rung>.jsonl`` at once, so a
-killed bench continues where it stopped when run again with the same
-``OUT``. The rating is :func:`agents.bench.ladder.fit_rating` over all
-rungs, on the ladder's fixed scale.
+at the ladder's time control (CPU time by default: a busy machine slows the
+bots down without making them lose on time), with duplicate deals, that
+stops once the arena's SPRT decides whether the bot is :data:`SPRT_ELO` Elo
+weaker or stronger than the rung, after at most ``max_games`` games. A rung
+that is the benched bot itself is skipped.
+
+What a bot cannot learn: every rung draws its own secret master seed (kept
+in its results file, so results files reveal the deals and must not be
+given to bots), so no two rungs share deals and no bot can recompute a deal;
+``seed`` makes a bench reproducible (each rung's seed derived from it) and
+is therefore only for trusted bots. Every game is played by fresh bots (a
+new process for an external bot), and with ``sandbox`` external bots run in
+bubblewrap (the default when it works here).
+
+Fairness: a game a rung loses on time is played again, and too many such
+games stop the bench with a "machine too busy" error
+(:mod:`agents.arena.fairness`); forfeits and the CPU share are reported, and
+a rating decided partly by forfeits is marked unreliable.
+
+Every game goes to ``OUT/<rung>.jsonl`` at once, so a killed bench continues
+where it stopped when run again with the same ``OUT``. The rating is
+:func:`agents.bench.ladder.fit_rating` over all rungs, on the ladder's fixed scale.
 """
 
 from __future__ import annotations
 
-import json
+import math
 import os
 import re
 import sys
@@ -21,23 +36,31 @@ from typing import Any
 
 from agents.arena import head_to_head
 from agents.arena.pairing import PairingStats, jsonable
+from agents.arena.records import parse_line
+from agents.arena.schedule import SECRET_BITS, derive
+from agents.forfeits import KINDS
+from agents.protocol.sandbox import sandbox_problem
 
-from .ladder import BENCH_SEED, Ladder, fit_rating, load_ladder
+from .ladder import Ladder, fit_rating, load_ladder
 from .report import write_reports
 
 SPRT_ELO = (-100.0, 100.0)  # per rung: is the bot 100 Elo weaker (H0) or 100 Elo stronger (H1)?
 MAX_GAMES = 100  # per rung at most (50 card seeds, each with both seatings)
+REPORT_EVERY = 10  # without a progress bar: a line every this many games
+AUTO = "auto"
 
 
 @dataclass(frozen=True)
 class BenchOptions:
-    """How to bench: output folder, workers, the ladder and the per-rung limit."""
+    """How to bench: output folder, workers, the ladder, the per-rung limit, seed and sandbox."""
 
     out: str
     workers: int = 1
     max_games: int = MAX_GAMES
     ladder_path: str | None = None
     progress: bool = False
+    seed: int | None = None  # None: a secret seed per rung; an int: reproducible, for trusted bots only
+    sandbox: bool | str = AUTO  # True, False, or "auto": when bubblewrap works here
 
 
 def rung_file(out: str, rung: str) -> str:
@@ -45,18 +68,43 @@ def rung_file(out: str, rung: str) -> str:
     return os.path.join(out, re.sub(r"[^A-Za-z0-9_.=-]+", "_", rung) + ".jsonl")
 
 
+def rung_seed(seed: int | None, rung: str) -> int | None:
+    """The master seed of one rung: derived from the bench's public ``seed``, or None (secret)."""
+    return None if seed is None else derive(seed, "rung", rung, bits=SECRET_BITS)
+
+
+def use_sandbox(spec: str, sandbox: bool | str) -> bool:
+    """Whether to sandbox: as asked, or with ``"auto"`` when bubblewrap works (else say why not)."""
+    if sandbox != AUTO:
+        return bool(sandbox)
+    problem = sandbox_problem()
+    if problem is not None and spec.strip().lower().startswith("exec:"):
+        print(f"bench: warning: the bot runs without a sandbox ({problem})", file=sys.stderr)
+    return problem is None
+
+
 def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
     """Play (or finish) the bench of ``spec``; write ``bench.md/.json/.png`` in ``out``; return the JSON."""
     ladder = load_ladder(options.ladder_path)
     os.makedirs(options.out, exist_ok=True)
+    sandbox = use_sandbox(spec, options.sandbox)
+    rungs = [r for r in ladder.rungs if r != spec.strip()]
+    print(f"bench {spec}: {len(rungs)} rungs ({', '.join(rungs)}), at most {options.max_games} matches each, "
+          f"{ladder.move_time:g} s of {ladder.clock} time per move, {options.workers} worker(s)"
+          + (", sandboxed" if sandbox else "") + f"; results in {options.out}", file=sys.stderr, flush=True)
+    if len(rungs) < len(ladder.rungs):
+        print(f"bench {spec}: rung {spec.strip()} skipped (it is the bot being benched)", file=sys.stderr)
     rows = []
-    for rung in ladder.rungs:
+    for rung in rungs:
         path = rung_file(options.out, rung)
-        st = head_to_head(spec, rung, games=options.max_games, seed=BENCH_SEED, move_time=ladder.move_time,
-                          workers=options.workers, results_path=path, resume=os.path.exists(path),
-                          sprt=SPRT_ELO, progress=options.progress)
+        print(f"bench {spec} vs {rung} (Elo {ladder.ratings[rung]:.0f}):", file=sys.stderr, flush=True)
+        st = head_to_head(spec, rung, games=options.max_games, seed=rung_seed(options.seed, rung),
+                          move_time=ladder.move_time, clock=ladder.clock, workers=options.workers,
+                          results_path=path, resume=os.path.exists(path), sprt=SPRT_ELO,
+                          progress=options.progress, reference=(1,), sandbox=sandbox,
+                          report_every=0 if options.progress else REPORT_EVERY)
         rows.append(rung_row(rung, ladder, st))
-        print(f"bench {spec} vs {rung}: {st.summary()}", file=sys.stderr)
+        print(f"bench: {st.summary()}", file=sys.stderr)
     result = summarize(spec, ladder, rows)
     write_reports(result, options.out)
     return result
@@ -65,29 +113,65 @@ def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
 def rung_row(rung: str, ladder: Ladder, st: PairingStats) -> dict[str, Any]:
     """One rung's line of the bench: its rating and the bot's results against it."""
     d = st.to_dict()
-    keep = ("games", "a_wins", "b_wins", "draws", "a_forfeits", "b_forfeits", "win_rate", "win_rate_ci",
-            "deals", "deal_win_rate", "deal_win_rate_ci", "points_per_deal", "points_per_deal_ci",
-            "sprt_verdict")
+    keep = ("games", "a_wins", "b_wins", "draws", "a_forfeits", "b_forfeits", "a_forfeit_kinds",
+            "b_forfeit_kinds", "win_rate", "win_rate_ci", "deals", "deal_win_rate", "deal_win_rate_ci",
+            "points_per_deal", "points_per_deal_ci", "sprt_verdict", "cpu_share")
     return {"rung": rung, "rung_elo": ladder.ratings[rung], **{k: d[k] for k in keep}}
 
 
 def summarize(spec: str, ladder: Ladder, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The bench result: the rating with its interval, the ladder used, the rows."""
+    """The bench result: the rating with its interval, the ladder used, the rows, forfeits and CPU share."""
     results = [(r["rung_elo"], r["a_wins"] + r["draws"] / 2, r["games"]) for r in rows]
     elo, (lo, hi) = fit_rating(results)
+    forfeits = {side: {k: sum(r[f"{side}_forfeit_kinds"][k] for r in rows) for k in KINDS} for side in "ab"}
+    shares = [(r["cpu_share"], r["games"]) for r in rows if r["cpu_share"] is not None and r["games"]]
+    n = sum(g for _, g in shares)
     return jsonable({
         "bot": spec, "elo": round(elo, 1), "elo_ci": [round(lo, 1), round(hi, 1)],
         "games": sum(r["games"] for r in rows),
-        "ladder": {"scale": ladder.to_dict()["scale"], "move_time": ladder.move_time, "seed": ladder.seed,
+        "unreliable": any(r["a_forfeits"] or r["b_forfeits"] for r in rows),
+        "forfeits": {"bot": forfeits["a"], "ladder": forfeits["b"]},
+        "cpu_share": round(sum(s * g for s, g in shares) / n, 3) if n else None,
+        "ladder": {"scale": ladder.to_dict()["scale"], "move_time": ladder.move_time, "clock": ladder.clock,
                    "ratings": ladder.ratings},
         "max_games_per_rung": max((r["games"] for r in rows), default=0), "sprt_elo": list(SPRT_ELO),
         "rungs": rows,
     })
 
 
-def read_result(path: str) -> dict[str, Any]:
-    """A bench JSON written by :func:`bench` (a folder means its ``bench.json``)."""
+def read_result(path: str) -> dict[str, Any] | None:
+    """A bench JSON written by :func:`bench` (a folder means its ``bench.json``), or None with a
+    one-line warning when it is not one (any shape: it may come from anywhere)."""
     if os.path.isdir(path):
         path = os.path.join(path, "bench.json")
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    try:
+        with open(path, "rb") as f:
+            obj, problem = parse_line(f.read(1 << 24))
+    except OSError as e:
+        obj, problem = None, f"cannot read it ({e.strerror})"
+    problem = problem or result_problem(obj)
+    if problem is not None:
+        print(f"warning: {path}: skipped, not a bench result ({problem})", file=sys.stderr)
+        return None
+    return obj
+
+
+def result_problem(obj: Any) -> str | None:
+    """Why ``obj`` is not a bench result the leaderboard can show, or None."""
+    if not isinstance(obj, dict):
+        return "not a JSON object"
+    if not (isinstance(obj.get("bot"), str) and _finite(obj.get("elo")) and type(obj.get("games")) is int):
+        return "no bot, elo or games"
+    ci = obj.get("elo_ci")
+    if not (isinstance(ci, list) and len(ci) == 2 and all(_finite(x) for x in ci)):
+        return "a malformed elo_ci"
+    rungs = obj.get("rungs")
+    if not isinstance(rungs, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("rung"), str)
+            and (r.get("win_rate") is None or _finite(r.get("win_rate"))) for r in rungs):
+        return "malformed rungs"
+    return None
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)

@@ -20,17 +20,19 @@ from sixtysix_env.cards import CARD_NAMES, SUIT_LETTERS
 from sixtysix_env.engine import MATCH_TARGET, WINDOW_NAMES
 from sixtysix_env.knowledge import PlayerView
 
-PROTOCOL_VERSION = "1.0"
+from ..forfeits import CRASH, ILLEGAL, MALFORMED, PROTOCOL, TIMEOUT
+
+PROTOCOL_VERSION = "1.1"
 PROTOCOL_MAJOR = 1
 SAFE_INT = (1 << 53) - 1  # seeds are sent below this, exact in every JSON parser
-FORFEIT_REASONS = ("timeout", "crash", "malformed", "illegal", "protocol")
+FORFEIT_REASONS = (TIMEOUT, CRASH, MALFORMED, ILLEGAL, PROTOCOL)  # what an external bot's faults name
 
 
 # ----------------------------------------------------------------- the faults
 class ExternalBotError(Exception):
     """A fault of an external bot; ``forfeit_reason`` is what the game record says."""
 
-    forfeit_reason = "protocol"
+    forfeit_reason = PROTOCOL
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -40,31 +42,31 @@ class ExternalBotError(Exception):
 class BotTimeout(ExternalBotError):
     """No reply (or the bot did not read its input) within the time budget."""
 
-    forfeit_reason = "timeout"
+    forfeit_reason = TIMEOUT
 
 
 class BotCrash(ExternalBotError):
     """The process could not start, exited, or closed its pipes."""
 
-    forfeit_reason = "crash"
+    forfeit_reason = CRASH
 
 
 class BotMalformed(ExternalBotError):
     """A line that is not one JSON object (bad JSON, bad UTF-8, too long)."""
 
-    forfeit_reason = "malformed"
+    forfeit_reason = MALFORMED
 
 
 class BotIllegalAction(ExternalBotError):
     """A well-formed reply naming an action that is not legal now."""
 
-    forfeit_reason = "illegal"
+    forfeit_reason = ILLEGAL
 
 
 class BotProtocolError(ExternalBotError):
     """Valid JSON that breaks the protocol: wrong type or id, missing field, bad version, unasked output."""
 
-    forfeit_reason = "protocol"
+    forfeit_reason = PROTOCOL
 
 
 # ------------------------------------------------------------ the messages
@@ -162,10 +164,12 @@ def hello_message() -> dict[str, Any]:
             "arena_version": _arena_version()}
 
 
-def new_match_message(seed: int | None, seat: int, unit: str | None, time_ms: int) -> dict[str, Any]:
-    """A new game: its unit ("match" to 7, or one "deal"), the bot's seat and RNG seed."""
+def new_match_message(seed: int | None, seat: int, unit: str | None, time_ms: int,
+                      clock: str = "wall") -> dict[str, Any]:
+    """A new game: its unit ("match" to 7, or one "deal"), the bot's seat, its own RNG seed (derived
+    under a key the bot never sees, so it tells nothing about the cards) and what ``time_ms`` limits."""
     return {"type": "new_match", "seed": None if seed is None else int(seed) % (SAFE_INT + 1),
-            "seat": seat, "unit": unit, "target": MATCH_TARGET, "time_ms": time_ms}
+            "seat": seat, "unit": unit, "target": MATCH_TARGET, "time_ms": time_ms, "clock": clock}
 
 
 def deal_end_message(index: int, deal: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,13 @@
 """An external bot's process: started under a supervisor, lines in and out with deadlines, stopped for good.
 
 See :mod:`agents.external` for why the process cannot outlive the arena.
+The bot's stderr comes through a pipe that is drained whenever the arena
+waits for the bot, into a log capped at :data:`LOG_HEAD` bytes from the
+start plus the last :data:`LOG_TAIL` bytes (:class:`StderrLog`: the log
+says how much was dropped). :meth:`BotProcess.cpu_seconds` is the CPU time
+of the bot's whole process tree (Linux ``/proc``); the supervisor is made a
+child subreaper, so a bot's orphaned children stay in that tree and their
+time is counted when they end.
 """
 
 from __future__ import annotations
@@ -28,6 +35,12 @@ from .messages import (
 
 MAX_LINE = 1 << 20  # longest reply line accepted (bytes)
 QUIT_GRACE = 1.0  # seconds a bot gets to exit after "quit" before it is killed
+LOG_HEAD = 256 << 10  # bytes of a bot's stderr logged from its start
+LOG_TAIL = 256 << 10  # and from its end: what lies between is dropped (and counted)
+LOG_FILE_CAP = 8 << 20  # a log file past this size keeps only a short tail of each later process
+SHORT_TAIL = 4 << 10
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 # ------------------------------------------------------------- the process
@@ -56,8 +69,10 @@ _LINUX = sys.platform.startswith("linux") and os.path.exists("/bin/sh")
 
 
 def _child_setup(parent: int, prctl: Any) -> None:
-    """Runs in the child between fork and exec: die (via the supervisor) with the arena."""
+    """Runs in the child between fork and exec: die (via the supervisor) with the arena, and
+    adopt the bot's orphans (so their CPU time stays in the tree)."""
     prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     if os.getppid() != parent:
         os._exit(1)
 
@@ -72,38 +87,64 @@ def _exit_text(code: int | None) -> str:
     return f"exited with status {code}"
 
 
-class _BotProcess:
+class BotProcess:
     """One running bot: non-blocking pipes, line reads with a deadline, group kill."""
 
     def __init__(self, argv: tuple[str, ...], log_path: str) -> None:
-        self.log_path = log_path
-        with open(log_path, "ab") as log:
-            log.write(f"--- sixtysix {time.strftime('%Y-%m-%d %H:%M:%S')}: starting {shlex.join(argv)} "
-                      f"(arena pid {os.getpid()})\n".encode())
-            log.flush()
-            cmd: list[str] = list(argv)
-            preexec = None
-            if _LINUX:
-                cmd = ["/bin/sh", "-c", _SUPERVISOR, "sixtysix-bot", *argv]
-                preexec = functools.partial(_child_setup, os.getpid(), prctl())
-            try:
-                self.popen = subprocess.Popen(
-                    cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
-                    start_new_session=True, preexec_fn=preexec, close_fds=True,
-                )
-            except (OSError, subprocess.SubprocessError) as e:
-                raise BotCrash(f"could not start {shlex.join(argv)}: {e}") from None
-            log.write(f"--- pid {self.popen.pid} (process group)\n".encode())
-        assert self.popen.stdin is not None and self.popen.stdout is not None
+        self.log = StderrLog(log_path)
+        self.log.note(f"sixtysix {time.strftime('%Y-%m-%d %H:%M:%S')}: starting {shlex.join(argv)} "
+                      f"(arena pid {os.getpid()})")
+        cmd: list[str] = list(argv)
+        preexec = None
+        if _LINUX:
+            cmd = ["/bin/sh", "-c", _SUPERVISOR, "sixtysix-bot", *argv]
+            preexec = functools.partial(_child_setup, os.getpid(), prctl())
+        try:
+            self.popen = subprocess.Popen(
+                cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
+                start_new_session=True, preexec_fn=preexec, close_fds=True,
+            )
+        except (OSError, subprocess.SubprocessError) as e:
+            self.log.close()
+            raise BotCrash(f"could not start {shlex.join(argv)}: {e}") from None
+        self.log.note(f"pid {self.popen.pid} (process group)")
+        assert self.popen.stdin and self.popen.stdout and self.popen.stderr
         self.pid = self.popen.pid
         self.in_fd = self.popen.stdin.fileno()
         self.out_fd = self.popen.stdout.fileno()
-        os.set_blocking(self.in_fd, False)
-        os.set_blocking(self.out_fd, False)
+        self.err_fd = self.popen.stderr.fileno()
+        for fd in (self.in_fd, self.out_fd, self.err_fd):
+            os.set_blocking(fd, False)
         self.poll = select.poll()
         self.poll.register(self.out_fd, select.POLLIN)
+        self.poll.register(self.err_fd, select.POLLIN)
         self.buf = bytearray()
         self.stopped = False
+
+    @property
+    def log_path(self) -> str:
+        return self.log.path
+
+    def drain_stderr(self) -> None:
+        """Move what the bot wrote to stderr into its log (so a chatty bot never blocks on it)."""
+        if self.err_fd < 0:
+            return
+        for _ in range(64):  # at most 4 MiB per call: the rest waits for the next one
+            try:
+                chunk = os.read(self.err_fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.poll.unregister(self.err_fd)
+                self.err_fd = -1
+                return
+            self.log.write(chunk)
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds the bot's process tree used so far (children that ended included); 0 if unknown."""
+        return tree_cpu_seconds(self.pid) if not self.stopped else 0.0
 
     def alive(self) -> bool:
         return not self.stopped and self.popen.poll() is None
@@ -114,15 +155,18 @@ class _BotProcess:
             try:
                 view = view[os.write(self.in_fd, view):]
             except BlockingIOError:
+                self.drain_stderr()
                 left = deadline - time.monotonic()
-                if left <= 0 or not select.select([], [self.in_fd], [], left)[1]:
+                if left <= 0:
                     raise BotTimeout("does not read its standard input") from None
+                select.select([self.err_fd] if self.err_fd >= 0 else [], [self.in_fd], [], left)
             except (BrokenPipeError, ConnectionResetError):
                 raise self.crash("closed its standard input") from None
 
     def pending(self) -> bool:
         """Whether the bot has written anything (or closed its output) since the last reply."""
-        return bool(self.buf) or bool(self.poll.poll(0))
+        self.drain_stderr()
+        return bool(self.buf) or bool(select.select([self.out_fd], [], [], 0)[0])
 
     def recv(self, deadline: float, waiting_for: str) -> bytes:
         buf = self.buf
@@ -137,7 +181,10 @@ class _BotProcess:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise BotTimeout(f"no {waiting_for} within the time budget")
-            if not self.poll.poll(math.ceil(left * 1000)):
+            events = dict(self.poll.poll(math.ceil(left * 1000)))
+            if self.err_fd in events:
+                self.drain_stderr()
+            if self.out_fd not in events:
                 continue
             try:
                 chunk = os.read(self.out_fd, 65536)
@@ -154,7 +201,8 @@ class _BotProcess:
         except subprocess.TimeoutExpired:
             code = None
         detail = f"{what}; the process {_exit_text(code)}"
-        last = _last_line(self.log_path)
+        self.drain_stderr()
+        last = self.log.last_line()
         return BotCrash(detail + (f"; stderr: {last}" if last else ""))
 
     def stop(self, grace: float, why: str) -> None:
@@ -181,24 +229,106 @@ class _BotProcess:
         except (ProcessLookupError, PermissionError):
             pass
         code = self.popen.wait()
+        self.drain_stderr()
         self.popen.stdout.close()  # type: ignore[union-attr]
-        try:
-            with open(self.log_path, "ab") as log:
-                log.write(f"--- stopped ({why}); the process {_exit_text(code)}\n".encode())
-        except OSError:
-            pass
+        self.popen.stderr.close()  # type: ignore[union-attr]
+        self.err_fd = -1
+        self.log.note(f"stopped ({why}); the process {_exit_text(code)}")
+        self.log.close()
 
 
-def _last_line(path: str, n: int = 2048) -> str:
-    """The last line the bot wrote to stderr (our own '---' lines skipped), shortened."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            f.seek(max(0, f.tell() - n))
-            lines = f.read().decode("utf-8", "replace").splitlines()
-    except OSError:
+class StderrLog:
+    """A bot's stderr log: the first ``head`` bytes as they come, then only the last ``tail`` kept.
+
+    The tail is written when the log closes, after a line that says how many
+    bytes were dropped in between. Our own lines start with ``--- ``.
+    """
+
+    def __init__(self, path: str, head: int = LOG_HEAD, tail: int = LOG_TAIL) -> None:
+        self.file: Any = open(path, "ab")  # noqa: SIM115 - closed by close()
+        size = self.file.tell()  # one log per bot and worker: earlier processes' output counts
+        self.path, self.head_left = path, max(0, head - size)
+        self.tail_cap = tail if size < LOG_FILE_CAP else SHORT_TAIL
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def note(self, text: str) -> None:
+        """One of the arena's own lines (not counted against the cap)."""
+        if self.file is not None:
+            self._flush_tail()
+            self.file.write(f"--- {text}\n".encode())
+            self.file.flush()
+
+    def write(self, data: bytes) -> None:
+        if self.file is None:
+            return
+        if self.head_left > 0 and not self.tail:
+            part, data = data[:self.head_left], data[self.head_left:]
+            self.file.write(part)
+            self.file.flush()
+            self.head_left -= len(part)
+        if data:
+            self.tail += data
+            over = len(self.tail) - self.tail_cap
+            if over > 0:
+                del self.tail[:over]
+                self.dropped += over
+
+    def last_line(self) -> str:
+        """The last line the bot wrote to stderr (our own '---' lines skipped), shortened."""
+        if self.tail:
+            text = bytes(self.tail[-2048:]).decode("utf-8", "replace")
+        else:
+            try:
+                with open(self.path, "rb") as f:
+                    f.seek(0, os.SEEK_END)
+                    f.seek(max(0, f.tell() - 2048))
+                    text = f.read().decode("utf-8", "replace")
+            except OSError:
+                return ""
+        for line in reversed(text.splitlines()):
+            if line.strip() and not line.startswith("--- "):
+                return line.strip()[:200]
         return ""
-    for line in reversed(lines):
-        if line.strip() and not line.startswith("--- "):
-            return line.strip()[:200]
-    return ""
+
+    def _flush_tail(self) -> None:
+        if not self.tail and not self.dropped:
+            return
+        if self.dropped:
+            self.file.write(f"\n--- {self.dropped} bytes of stderr dropped here (the log keeps the first "
+                            f"{LOG_HEAD} bytes and the last {len(self.tail)})\n".encode())
+        self.file.write(bytes(self.tail))
+        if self.tail and not self.tail.endswith(b"\n"):
+            self.file.write(b"\n")
+        self.tail.clear()
+        self.dropped = 0
+        self.head_left = 0  # after a dropped stretch, everything goes through the tail
+
+    def close(self) -> None:
+        if self.file is not None:
+            try:
+                self._flush_tail()
+                self.file.close()
+            except OSError:
+                pass
+            self.file = None
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user and system, ended children included) of ``pid`` and all its descendants."""
+    total, stack, seen = 0, [pid], set()
+    while stack:
+        p = stack.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children", "rb") as f:
+                    stack += [int(c) for c in f.read().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / CLOCK_TICKS

@@ -170,3 +170,37 @@ def test_derive_seed_is_stable():
     assert derive_seed(0, "game", 0) == derive_seed(0, "game", 0)
     assert derive_seed(0, "game", 0) != derive_seed(0, "game", 1)
     assert 0 <= derive_seed("x") < 2**63
+
+
+class MaskForger(RandomAgent):
+    """Rewrites the legal mask of its view to allow everything, then plays an illegal action."""
+
+    name = "forger"
+
+    def act(self, view):
+        illegal = next(a for a in range(32) if not (view.legal_mask >> a) & 1)
+        view.legal_mask = (1 << 32) - 1
+        view.hand = "not a hand"
+        return illegal
+
+
+class RecordEditor(RandomAgent):
+    """Edits the deal results and the record its hooks are given."""
+
+    name = "editor"
+
+    def deal_end(self, deal):
+        deal["winner"] = 5
+        deal.clear()
+
+    def game_end(self, record):
+        record.winner = 7
+        record.deals.append("junk")
+
+
+def test_a_bot_edits_only_its_own_copies():
+    rec = play_game(MaskForger(), RandomAgent(seed=1), seed=3)
+    assert rec.forfeit["reason"] == ILLEGAL and rec.forfeit["kind"] == "illegal" and rec.winner == 1
+    rec = play_game(RecordEditor(seed=2), RandomAgent(seed=1), seed=3)
+    assert rec.winner in (0, 1) and rec.deals and all(d["winner"] in (0, 1, None) for d in rec.deals)
+    assert "junk" not in rec.deals and rec.forfeit is None

@@ -40,10 +40,13 @@ def test_fit_rating_is_the_maximum_likelihood_with_an_interval():
     assert 0 < lo < elo < hi < 1000 and math.isfinite(elo)
 
 
-def test_bench_writes_reports_and_resumes_after_a_kill(tiny_ladder, tmp_path):
+def test_bench_writes_reports_and_resumes_after_a_kill(tiny_ladder, tmp_path, capsys):
     out = str(tmp_path / "b")
     result = bench("random", BenchOptions(out, max_games=4, ladder_path=tiny_ladder))
-    assert [r["rung"] for r in result["rungs"]] == ["random", "heuristic"]
+    assert [r["rung"] for r in result["rungs"]] == ["heuristic"]  # no matches against itself
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("bench random: 1 rungs (heuristic)") and "rung random skipped" in err[1]
+    assert any(line.strip().startswith("4/4 games:") for line in err)  # progress before the result
     assert all(r["games"] <= 4 for r in result["rungs"]) and result["games"] > 0
     lo, hi = result["elo_ci"]
     assert lo <= result["elo"] <= hi and result["elo"] < 1000
@@ -56,8 +59,13 @@ def test_bench_writes_reports_and_resumes_after_a_kill(tiny_ladder, tmp_path):
     with open(path, "w") as f:
         f.writelines(lines[:-1])
     again = bench("random", BenchOptions(out, max_games=4, ladder_path=tiny_ladder))
-    assert again == result
+    assert _unmeasured(again) == _unmeasured(result)
     assert len(open(path).read().splitlines()) == len(lines)
+
+
+def _unmeasured(result):
+    """A bench result without its measured CPU shares."""
+    return {**result, "cpu_share": None, "rungs": [{**r, "cpu_share": None} for r in result["rungs"]]}
 
 
 def test_bench_and_leaderboard_commands(tiny_ladder, tmp_path, capsys):
@@ -70,5 +78,7 @@ def test_bench_and_leaderboard_commands(tiny_ladder, tmp_path, capsys):
     table = capsys.readouterr().out
     assert table == open(md).read()
     rows = [line for line in table.splitlines() if line.startswith("| 1") or line.startswith("| 2")]
-    assert "`heuristic`" in rows[0] and "`random`" in rows[1]
+    assert {"`heuristic`", "`random`"} == {r.split(" | ")[1] for r in rows}
+    elos = [float(r.split(" | ")[2].split()[0]) for r in rows]
+    assert elos == sorted(elos, reverse=True) and "forfeits bot/ladder" in table
     assert json.load(open(f"{a}/bench.json"))["bot"] == "random"

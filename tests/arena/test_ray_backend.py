@@ -5,6 +5,7 @@ import os
 import pytest
 
 from agents.arena import read_results, round_robin
+from agents.arena.records import as_played
 from agents.cli import main
 
 ray = pytest.importorskip("ray", reason="the Ray arena backend needs ray: pip install -e '.[ray]'")
@@ -25,14 +26,16 @@ def ray_cluster():
 
 
 def _games(path):
-    return {g["index"]: g for g in read_results(path)[1]}
+    return {g["index"]: as_played(g) for g in read_results(path)[1]}
 
 
 def test_ray_round_robin_matches_local(ray_cluster, tmp_path):
     local = round_robin(BOTS, games=4, unit="deal", seed=3, workers=1, results_path=tmp_path / "local.jsonl")
     on_ray = round_robin(BOTS, games=4, unit="deal", seed=3, workers=2, backend="ray",
                          results_path=tmp_path / "ray.jsonl")
-    assert on_ray.to_dict() == local.to_dict()
+    measured = {"cpu_share": None, "pairings": None}
+    assert {**on_ray.to_dict(), **measured} == {**local.to_dict(), **measured}
+    assert on_ray.pairings == local.pairings
     assert _games(tmp_path / "ray.jsonl") == _games(tmp_path / "local.jsonl")
     assert ray.is_initialized()  # a cluster the run did not start is left running
 

@@ -11,7 +11,15 @@ Arguments are ``key=value`` words:
 - ``slow=SECONDS`` before every reply; ``grandchild=1`` starts a ``sleep``
   in its process group (it never reads stdin, so only a group kill ends it);
   ``stubborn=1`` ignores ``quit`` and end of input; ``record=PATH`` appends
-  every line received to PATH.
+  every line received to PATH;
+- ``burn=SECONDS`` of busy CPU before every reply (``burnchild=SECONDS``: in
+  a child process it waits for); ``spew=BYTES`` written to stderr at the
+  first request; ``memory=PATH``: at each ``new_match`` appends ``PID N``,
+  N the games this process saw before;
+- ``probe=PATH``: at the handshake, tries the network, reading PATH and the
+  file named by ``$PROBE_SECRET``, and writing a note to ``$TMPDIR`` (or
+  ``/tmp``), and writes what worked to stderr (``probe net=... secret=...
+  tmp=... note=...``, ``note``: whether an earlier process left its note).
 
 It writes ``pid N`` (and ``grandchild N``) to stderr, so tests can check
 that every process is gone.
@@ -37,7 +45,8 @@ def main() -> int:
         print(f"grandchild {child.pid}", file=sys.stderr, flush=True)
     record = open(opts["record"], "a") if "record" in opts else None  # noqa: SIM115
     rng = random.Random(0)
-    n = 0
+    n = games = 0
+    burn, burnchild = float(opts.get("burn", "0")), float(opts.get("burnchild", "0"))
 
     def send(msg: dict) -> None:
         sys.stdout.write(json.dumps(msg) + "\n")
@@ -50,17 +59,34 @@ def main() -> int:
         msg = json.loads(line)
         kind = msg["type"]
         if kind == "hello":
+            if "probe" in opts:
+                probe(opts["probe"])
             if fault == "nohello":
                 time.sleep(60)
             send({"type": "hello", "name": "faulty", "version": "0",
                   "protocol": "2.0" if fault == "badhello" else "1.0"})
         elif kind == "new_match":
             rng.seed(msg["seed"])
+            if "memory" in opts:
+                with open(opts["memory"], "a") as f:
+                    f.write(f"{os.getpid()} {games}\n")
+            games += 1
         elif kind == "request":
             n += 1
             legal = [a["id"] for a in msg["legal"]]
             if slow:
                 time.sleep(slow)
+            if burn:
+                spin(burn)
+            if burnchild:
+                subprocess.run([sys.executable, "-S", "-c", f"import time\nt=time.process_time()\n"
+                                f"while time.process_time() - t < {burnchild}: pass"], check=False)
+            if n == 1 and "spew" in opts:
+                chunk = b"x" * 65535 + b"\n"
+                for _ in range(int(opts["spew"]) // len(chunk)):
+                    sys.stderr.buffer.write(chunk)
+                sys.stderr.buffer.write(b"the last words\n")
+                sys.stderr.flush()
             if n == at and fault == "timeout":
                 time.sleep(60)
             if n == at and fault == "crash":
@@ -85,6 +111,41 @@ def main() -> int:
     if opts.get("stubborn") == "1":
         time.sleep(60)
     return 0
+
+
+def spin(seconds: float) -> None:
+    """Busy CPU for ``seconds`` of this process's CPU time."""
+    t = time.process_time()
+    while time.process_time() - t < seconds:
+        pass
+
+
+def probe(path: str) -> None:
+    """What the bot can reach: the network, ``path``, the file in $PROBE_SECRET, a write to /tmp."""
+    import socket
+
+    def tried(fn) -> str:
+        try:
+            fn()
+        except OSError as e:
+            return f"no({type(e).__name__})"
+        return "yes"
+
+    def net() -> None:
+        socket.create_connection(("127.0.0.1", int(os.environ.get("PROBE_PORT", "9"))), timeout=1).close()
+
+    note = os.path.join(os.environ.get("TMPDIR", "/tmp"), "probe-note")
+    had_note = "yes" if os.path.exists(note) else "no"  # left by an earlier game's process?
+
+    def tmp() -> None:
+        with open(note, "w") as f:
+            f.write("note")
+
+    secret = os.environ.get("PROBE_SECRET", "/nonexistent")
+    print(f"probe net={tried(net)} path={tried(lambda: open(path).read())} "
+          f"secret={tried(lambda: open(secret).read())} tmp={tried(tmp)} note={had_note} "
+          f"cwd={tried(lambda: os.listdir('.'))}:{len(os.listdir('.')) if os.path.isdir('.') else -1}",
+          file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
