@@ -30,7 +30,7 @@ feature: its card planes are indexed by card id, so a 20-card deal leaves the
 nines' entries 0 (and :func:`~sixtysix_env.observation.unseen_cards` 1 for the
 nines, a constant), the talon count is scaled by 12 whatever the deck, and the
 match count by 7 (``schnapsen-pkg`` is one deal). A policy is trained for one
-preset; the checkpoint records it (docs/training.md), which is why the
+preset; the checkpoint records it (docs/rules-variants.md), which is why the
 observation does not repeat it.
 
 ### Observation Space
