@@ -23,11 +23,12 @@ key                value
 
 The Gymnasium env adds ``seat`` (the learner's seat, an ``int`` 0/1 in every
 mode) and ``action_mask`` (int8, 32). The rich result of the last finished deal (winner's name, reason
-string, scores by agent) is ``env.unwrapped.last_deal_result`` in both
-environments (None until a deal ends). ``info_mode="rich"`` also adds the
-pre-1.1 keys ``deal_result``, ``match_score`` and ``deal`` (nested dicts,
-present after the first deal and kept until the next one ends) that the arena
-and the tables read: see :func:`rich_info`.
+string, scores by agent; under a rule preset other than plain German also
+``rules``, ``bonus`` and ``match_value``, see :func:`rich_result`) is
+``env.unwrapped.last_deal_result`` in both environments (None until a deal
+ends). ``info_mode="rich"`` also adds the pre-1.1 keys ``deal_result``,
+``match_score`` and ``deal`` (nested dicts, present after the first deal
+and kept until the next one ends) that the arena and the tables read: see :func:`rich_info`.
 """
 
 from __future__ import annotations
