@@ -17,12 +17,13 @@ from pettingzoo.test import api_test
 import sixtysix_env  # noqa: F401  (registers SixtySix-v0)
 from sixtysix_env.actions import DECLARE, actions_of, parse_action
 from sixtysix_env.aec import env, raw_env
-from sixtysix_env.cards import N_SUITS, NINE
+from sixtysix_env.cards import N_SUITS, NINE, cards_of
+from sixtysix_env.deals import deal
 from sixtysix_env.engine import DRAW, LEAD
 from sixtysix_env.gym_env import SixtySixGymEnv
-from sixtysix_env.observation import HAND, TALON_SIZE_IX
+from sixtysix_env.observation import HAND, OPP_HAND, TALON_CARDS, TALON_ORDER, TALON_SIZE_IX, encode_full
 from sixtysix_env.scoring import FALSE_DECLARATION
-from sixtysix_env.variants import PRESETS, RulesConflictError, UnknownRulesError
+from sixtysix_env.variants import PRESETS, RulesConflictError, UnknownRulesError, rules_from_spec
 from sixtysix_env.vector import VectorEnv
 
 P0, P1 = "player_0", "player_1"
@@ -148,3 +149,17 @@ def test_the_vector_env_deals_every_table_under_the_preset():
     assert ended > 0 and not v.match_value[~v.match_done].any()
     w = VectorEnv(2, seed=3, rules="schnapsen")
     assert all(s.hands[0].bit_count() == 5 and s.stock == 10 for s in w.states)
+
+
+@pytest.mark.parametrize("rules", ["schnapsen", "kawu"])
+def test_full_observation_of_a_preset_deal(rules):
+    s = deal(8, rules=rules)
+    full = encode_full(s, 0)
+    n = rules_from_spec(rules).talon_size
+    assert np.flatnonzero(full[OPP_HAND : OPP_HAND + 24]).tolist() == cards_of(s.hands[1])
+    assert sorted(np.flatnonzero(full[TALON_CARDS : TALON_CARDS + 24])) == sorted(s.talon[:-1])
+    order = full[TALON_ORDER : TALON_ORDER + 24]
+    assert [round(order[c] * 12) for c in s.talon[:-1]] == list(range(1, n))  # draw order, scaled by 12
+    deck = rules_from_spec(rules).deck
+    for plane in (HAND, OPP_HAND, TALON_CARDS):
+        assert all(deck >> c & 1 for c in np.flatnonzero(full[plane : plane + 24]))
