@@ -286,6 +286,11 @@ def _check_value(key: str, value: Any) -> Any:
     """``value`` for ``key`` if its type fits the field (ints pass as floats), else ConfigError."""
     if key == "assist" and isinstance(value, bool):  # configs and checkpoints from before the modes
         value = assist_mode(value)
+    if key == "rules" and isinstance(value, str):  # one spelling in checkpoints: "KAWU" is "kawu"
+        try:
+            value = rules_from_spec(value).spec
+        except ValueError:
+            pass  # the field's check names the problem
     want = _TYPES[key]
     if want is float and isinstance(value, str):  # YAML 1.1 reads "3e-4" (no dot) as a string
         try:

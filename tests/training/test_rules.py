@@ -24,6 +24,7 @@ SMOKE = ROOT / "configs" / "smoke.yaml"
 def test_rules_default_to_german_and_bad_specs_name_the_key() -> None:
     assert Config().rules == "german"
     assert config_from_dict({"rules": "kawu"}).rules == "kawu"
+    assert config_from_dict({"rules": "German+Double-Game"}).rules == "german+double_game"  # one spelling
     for bad, message in (("nope", "unknown rules preset"), ("schnapsen-pkg+double_game", "V1.3"),
                          ("german+german", "unknown rules switch")):
         with pytest.raises(ConfigError, match=rf"config key 'rules': .*{message}"):
