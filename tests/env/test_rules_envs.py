@@ -5,6 +5,8 @@ per preset (docs/rules-variants.md, "Using a preset")."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 import warnings
 
@@ -163,3 +165,11 @@ def test_full_observation_of_a_preset_deal(rules):
     deck = rules_from_spec(rules).deck
     for plane in (HAND, OPP_HAND, TALON_CARDS):
         assert all(deck >> c & 1 for c in np.flatnonzero(full[plane : plane + 24]))
+
+
+def test_an_env_under_a_preset_copies_and_pickles_as_a_value():
+    e = raw_env(rules="kawu+double_game")
+    e.reset(seed=3)
+    for other in (pickle.loads(pickle.dumps(e)), copy.deepcopy(e)):
+        assert other.rules == e.rules and other.game_state == e.game_state
+        assert other.game_state.rules.spec == "kawu+double_game"
