@@ -14,7 +14,9 @@ pairing and configuration it prints the points-per-deal mean of the first
 bot (the arena's cluster ratio), plain and corrected (AIVAT weight 1, and
 cross-fitted weights on the luck terms, per pairing), the ratio of plain to
 corrected SD of the clusters' linearized ratio residuals (the width ratio of
-the intervals) with a bootstrap 95% interval over clusters, the z-score of
+the intervals) with a bootstrap 95% interval over clusters (the plain SD is
+per duplicate pair, with the pair's mean deal count: times sqrt(count / 2)
+it compares with the unit "deal" figure at equal deals), the z-score of
 corrected minus plain, and the milliseconds of correction per deal.
 
     PYTHONPATH=. python bench/bench_variance_values.py --pairs 100 --configs solver,rollout:draws=4
@@ -127,7 +129,8 @@ def report(a: str, b: str, r: dict, rng: np.random.Generator) -> str:
         cols.append(f"{c.sum() / d.sum():+.3f} x{ratio:.2f} [{lo:.2f},{hi:.2f}] z{zz:+.1f}")
     sd = residuals(y, d).std(ddof=1)
     ms = 1000 * r["seconds"] / d.sum()
-    return (f"{a + ' v ' + b:38} {r['config']:18} plain {y.sum() / d.sum():+.3f} sd {sd:.2f} | aivat "
+    return (f"{a + ' v ' + b:38} {r['config']:18} plain {y.sum() / d.sum():+.3f} sd {sd:.2f} "
+            f"({d.mean():.1f} deals/pair) | aivat "
             f"{cols[0]} | regr {cols[1]} | {ms:.0f} ms/deal")
 
 

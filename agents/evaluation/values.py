@@ -27,6 +27,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from sixtysix_env.cards import ACE, KQ, POINTS, SUIT_MASKS, TEN
 from sixtysix_env.engine import OVER, TALON_SIZE, State
 from sixtysix_env.knowledge import view
@@ -253,8 +255,50 @@ class RolloutValue:
             bot.reset()
 
 
-VALUE_NAMES = ("heuristic", "solver", "solver-last", "rollout")
-MOVE_VALUE_NAMES = VALUE_NAMES + ("rollout-true",)  # may read the true state: decision terms only
+class CriticValue:
+    """The shipped ppo checkpoint's full-state critic, antisymmetrized: ``(C(s, 0) - C(s, 1)) / 2``.
+
+    The critic reads ``encode_full`` (both hands and the talon's contents and
+    order) and predicts the player's remaining game points of the match.
+    Without ``true_order`` the face-down cards are put in sorted order first,
+    so it reads their set only (a chance value); with it, decision terms only.
+    Tens of microseconds per call (numpy).
+    """
+
+    def __init__(self, path: str | None = None, true_order: bool = False) -> None:
+        from sixtysix_env.observation import encode_full
+
+        from .. import checkpoint
+        from ..nets import ValueNet, numpy_layers
+
+        path = checkpoint.DEFAULT_CHECKPOINT if path is None else path
+        ckpt = checkpoint.load(path)
+        if "critic" not in ckpt or not ckpt.get("config", {}).get("full_critic", False):
+            raise ValueError(f"checkpoint {path} holds no full-state critic")
+        hidden = ckpt["config"].get("critic_hidden", (256, 256))
+        net = ValueNet(int(ckpt["critic"]["net.0.weight"].shape[1]), hidden)
+        net.load_state_dict(ckpt["critic"])
+        self.layers = numpy_layers(net.net)
+        self.encode = encode_full
+        self.true_order = true_order
+
+    def __call__(self, state: State) -> float:
+        from ..nets import numpy_forward
+
+        if state.window == OVER:
+            return terminal_value(state)
+        s = state
+        if s.stock > 2 and s.closed_by < 0 and not self.true_order:
+            s = state.clone()
+            i = TALON_SIZE - s.stock
+            s.talon = s.talon[:i] + tuple(sorted(s.talon[i:TALON_SIZE - 1])) + s.talon[TALON_SIZE - 1:]
+        x = np.stack([self.encode(s, 0), self.encode(s, 1)])
+        c = numpy_forward(self.layers, x)
+        return float(c[0, 0] - c[1, 0]) / 2
+
+
+VALUE_NAMES = ("heuristic", "solver", "solver-last", "rollout", "critic")
+MOVE_VALUE_NAMES = VALUE_NAMES + ("rollout-true", "critic-true")  # read the true state: decision terms only
 
 
 def make_value(name: str, moves_only: bool = False) -> ValueFn:
@@ -270,6 +314,10 @@ def make_value(name: str, moves_only: bool = False) -> ValueFn:
         return RolloutValue()
     if name == "rollout-true" and moves_only:
         return RolloutValue(true_order=True)
+    if name == "critic":
+        return CriticValue()
+    if name == "critic-true" and moves_only:
+        return CriticValue(true_order=True)
     if name in MOVE_VALUE_NAMES:
         raise ValueError(f"value function {name!r} reads the face-down talon order: decision terms only")
     names = MOVE_VALUE_NAMES if moves_only else VALUE_NAMES

@@ -179,6 +179,31 @@ def test_rollout_value_never_reads_the_face_down_order(seed: int, shuffle: int) 
     assert isinstance(make_value("rollout-true", moves_only=True), RolloutValue)
 
 
+def test_critic_value_reads_the_face_down_set_not_its_order() -> None:
+    """The ppo critic sees the talon order; the chance value sorts it first, the true-order variant
+    (decision terms only) does not, and is refused as a chance value."""
+    chance, true = make_value("critic"), make_value("critic-true", moves_only=True)
+    changed = False
+    for seed in range(20):
+        rng = random.Random(seed)
+        s = deal(rng)
+        for _ in range(rng.randrange(6)):
+            if not s.is_over:
+                s.apply(rng.choice(s.legal_actions()))
+        if s.is_over or s.stock <= 2 or s.closed_by >= 0:
+            continue
+        i = TALON_SIZE - s.stock
+        hidden = list(s.talon[i:TALON_SIZE - 1])
+        rng.shuffle(hidden)
+        other = s.clone()
+        other.talon = s.talon[:i] + tuple(hidden) + s.talon[TALON_SIZE - 1:]
+        assert chance(other) == chance(s)
+        changed |= true(other) != true(s)
+    assert changed
+    with pytest.raises(ValueError, match="decision terms only"):
+        make_value("critic-true")
+
+
 def test_true_order_playouts_do_read_the_talon_order() -> None:
     """Why rollout-true is kept away from the chance terms: some reordering changes its value."""
     value = RolloutValue(true_order=True)
