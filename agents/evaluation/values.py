@@ -19,6 +19,13 @@ predicts the deal's result, the more variance the corrections remove.
   playouts from the state, each over a fresh shuffle of the face-down cards
   (so it reads their set, never their order); a fixed function of the
   state. About a millisecond per playout.
+- :class:`CriticValue`: the shipped ppo checkpoint's full-state critic,
+  the face-down cards sorted first (their set, not their order).
+
+``rollout-true`` and ``critic-true`` read the true talon order: they may
+value the decision terms only (``make_value(name, moves_only=True)``).
+None of these narrows the black-box pairings much more than ``solver``
+(docs/variance.md), which stays the default.
 """
 
 from __future__ import annotations
