@@ -85,19 +85,21 @@ def correct(lines: list[dict], a: str, b: str, config: str, seed: int) -> dict:
     samplers = {i: sampler_of(make_agent(spec), rng, k) for i, spec in enumerate((a, b))
                 if k and spec.startswith("pimc") and "infer=1" not in spec}
     out: dict[str, list] = {"plain": [], "corr": [], "deals": [], "luck": []}
+    copies: dict[tuple[str, ...], tuple] = {}
     t = time.perf_counter()
     for k in range(0, len(lines), 2):
         y = z = 0.0
         d = 0
         luck = None
         for line in lines[k:k + 2]:
-            specs = [(a, b)[p] for p in line["seats"]]
+            specs = tuple((a, b)[p] for p in line["seats"])
+            if own or name.startswith("own"):
+                if specs not in copies:  # copies of the measured bots, seat by seat (loaded once)
+                    copies[specs] = (make_agent(specs[0]), make_agent(specs[1]))
             if own:
-                move_value = RolloutValue(int(move.split("=")[1]), seed, True,
-                                          (make_agent(specs[0]), make_agent(specs[1])))
+                move_value = RolloutValue(int(move.split("=")[1]), seed, True, copies[specs])
             if name.startswith("own"):  # own=P: P playouts of the measured bots, face-down cards shuffled
-                value = RolloutValue(int(name.split("=")[1]), seed, False,
-                                     (make_agent(specs[0]), make_agent(specs[1])))
+                value = RolloutValue(int(name.split("=")[1]), seed, False, copies[specs])
             gp = game_points(line, 0, value, policies, hand_basis, samplers, expect, move_value)
             y, z, d = y + gp.plain, z + gp.corrected, d + gp.deals
             luck = np.asarray(gp.luck) if luck is None else luck + np.asarray(gp.luck)

@@ -34,8 +34,6 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from sixtysix_env.cards import ACE, KQ, POINTS, SUIT_MASKS, TEN
 from sixtysix_env.engine import OVER, TALON_SIZE, State
 from sixtysix_env.knowledge import view
@@ -273,10 +271,12 @@ class CriticValue:
     """
 
     def __init__(self, path: str | None = None, true_order: bool = False) -> None:
+        import numpy as np  # numpy and torch only where the critic is wanted
+
         from sixtysix_env.observation import encode_full
 
         from .. import checkpoint
-        from ..nets import ValueNet, numpy_layers
+        from ..nets import ValueNet, numpy_forward, numpy_layers
 
         path = checkpoint.DEFAULT_CHECKPOINT if path is None else path
         ckpt = checkpoint.load(path)
@@ -287,11 +287,11 @@ class CriticValue:
         net.load_state_dict(ckpt["critic"])
         self.layers = numpy_layers(net.net)
         self.encode = encode_full
+        self.forward = numpy_forward
+        self.stack = np.stack
         self.true_order = true_order
 
     def __call__(self, state: State) -> float:
-        from ..nets import numpy_forward
-
         if state.window == OVER:
             return terminal_value(state)
         s = state
@@ -299,8 +299,7 @@ class CriticValue:
             s = state.clone()
             i = TALON_SIZE - s.stock
             s.talon = s.talon[:i] + tuple(sorted(s.talon[i:TALON_SIZE - 1])) + s.talon[TALON_SIZE - 1:]
-        x = np.stack([self.encode(s, 0), self.encode(s, 1)])
-        c = numpy_forward(self.layers, x)
+        c = self.forward(self.layers, self.stack([self.encode(s, 0), self.encode(s, 1)]))
         return float(c[0, 0] - c[1, 0]) / 2
 
 
