@@ -21,6 +21,11 @@ corrected minus plain, and the milliseconds of correction per deal.
 
     PYTHONPATH=. python bench/bench_variance_values.py --pairs 100 --configs solver,rollout:draws=4
     PYTHONPATH=. python bench/bench_variance_values.py --lines /tmp/lines.json ...  # reuse played games
+    PYTHONPATH=. python bench/bench_variance_values.py --pairs 40 --reseed 4   # the bots' own share
+
+``--reseed R`` plays each pair's cards R times with the bots reseeded and
+prints the variance of the pair's result, total and given the cards (the
+bots' own randomness, which no chance term can see directly).
 """
 
 from __future__ import annotations
@@ -58,6 +63,30 @@ def play(a: str, b: str, pairs: int, seed: int, unit: str) -> tuple[list[dict], 
                         agent_seeds=task.agent_seeds)
         lines.append(rec.to_dict() | {"index": task.index, "seats": list(task.seats)})
     return lines, time.perf_counter() - t
+
+
+def reseeded(a: str, b: str, pairs: int, seed: int, reps: int) -> str:
+    """How much of the duplicate pair's variance is the bots' own randomness: each pair's cards are
+    played ``reps`` times with the bots reseeded; returns the total and the within-cards variance."""
+    bots = [make_agent(a), make_agent(b)]
+    tasks = schedule(2, 2 * pairs, seed, duplicate=True)
+    rows = []
+    for k in range(pairs):
+        vals = []
+        for r in range(reps):
+            total = 0.0
+            for task in tasks[2 * k:2 * k + 2]:
+                s0, s1 = task.agent_seeds
+                rec = play_game(bots[task.seats[0]], bots[task.seats[1]], task.seed, "deal",
+                                agent_seeds=(s0 + 1000 * r, s1 + 1000 * r)).to_dict()
+                d = rec["deals"][0]
+                sign = 1 if d["winner"] == task.seats.index(0) else -1
+                total += 0 if d["winner"] is None else sign * d["game_points"]
+            vals.append(total / 2)
+        rows.append(vals)
+    x = np.asarray(rows)
+    return (f"{a} v {b}: variance of the pair's result {x.reshape(-1).var(ddof=1):.3f}, given the cards "
+            f"(bots reseeded {reps}x over {pairs} pairs) {x.var(axis=1, ddof=1).mean():.3f}")
 
 
 def parse_config(config: str) -> tuple[str, dict[str, str]]:
@@ -145,8 +174,14 @@ def main() -> None:
     ap.add_argument("--configs", default="solver,rollout:draws=4,solver:sample=2:move=rollout-true",
                     help="comma-separated VALUE[:draws=M][:sample=K][:move=NAME]")
     ap.add_argument("--lines", help="JSON file of played lines: read if it exists, else written")
+    ap.add_argument("--reseed", type=int, default=0,
+                    help="instead: replay each pair's cards this many times with the bots reseeded")
     args = ap.parse_args()
     pairings = [tuple(p.split("/")) for p in args.pairings.split(",") if p]
+    if args.reseed:
+        for i, (a, b) in enumerate(pairings):
+            print(reseeded(a, b, args.pairs, args.seed + i, args.reseed), flush=True)
+        return
     stored = {}
     if args.lines and os.path.exists(args.lines):
         with open(args.lines, encoding="utf-8") as f:
