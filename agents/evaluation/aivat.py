@@ -37,6 +37,7 @@ result much less variable. See docs/variance.md.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
@@ -147,10 +148,27 @@ def mean_vector(rows: Sequence[Sequence[float]]) -> list[float]:
     return [math.fsum(col) / len(rows) for col in zip(*rows, strict=True)]
 
 
-def value_after(state: State, action: int, value: ValueFn) -> float:
-    """``V`` after ``action``; after a random draw, its expectation over the draws."""
+Expectation = Callable[[State, ValueFn], float]
+
+
+def sampled_expectation(rng: random.Random, k: int) -> Expectation:
+    """An unbiased stand-in for :func:`expected_after_draw`: the mean of ``V`` over ``k`` draws picked
+    uniformly (with replacement) by ``rng``, the estimator's own. For costly value functions."""
+    if k < 1:
+        raise ValueError(f"draw samples must be at least 1, got {k}")
+
+    def expect(state: State, value: ValueFn) -> float:
+        outcomes = draw_outcomes(state)
+        return math.fsum(value(outcomes[rng.randrange(len(outcomes))]) for _ in range(k)) / k
+
+    return expect
+
+
+def value_after(state: State, action: int, value: ValueFn,
+                expect: Expectation = expected_after_draw) -> float:
+    """``V`` after ``action``; after a random draw, its expectation over the draws (``expect``)."""
     if is_chance_draw(state, action):
-        return expected_after_draw(state, value)
+        return expect(state, value)
     child = state.clone()
     child.apply_unchecked(action)
     return value(child)
@@ -182,17 +200,18 @@ def check_probabilities(probs: Mapping[int, float], v: PlayerView, chosen: int, 
     return out
 
 
-def action_term(state: State, action: int, probs: Mapping[int, float], value: ValueFn) -> float:
+def action_term(state: State, action: int, probs: Mapping[int, float], value: ValueFn,
+                expect: Expectation = expected_after_draw) -> float:
     """``V(after action) - sum_a pi(a) V(after a)``; zero for a move played with probability 1."""
     if len(probs) == 1:
         return 0.0
     total = math.fsum(probs.values())
-    mean = math.fsum(p * value_after(state, a, value) for a, p in probs.items()) / total
-    return value_after(state, action, value) - mean
+    after = {a: value_after(state, a, value, expect) for a in probs}
+    return after[action] - math.fsum(p * after[a] for a, p in probs.items()) / total
 
 
 def sampled_term(state: State, action: int, samples: Sequence[int], legal_mask: int, value: ValueFn,
-                 who: str) -> float:
+                 who: str, expect: Expectation = expected_after_draw) -> float:
     """``V(after action) - mean V(after each sample)``; zero when every sample is the chosen move."""
     if not samples:
         raise PolicyError(f"{who}: the sampler returned no moves")
@@ -201,8 +220,8 @@ def sampled_term(state: State, action: int, samples: Sequence[int], legal_mask: 
             raise PolicyError(f"{who}: the sampler returned an illegal move {describe_action(s)}")
     if all(s == action for s in samples):
         return 0.0
-    mean = math.fsum(value_after(state, s.__index__(), value) for s in samples) / len(samples)
-    return value_after(state, action, value) - mean
+    mean = math.fsum(value_after(state, s.__index__(), value, expect) for s in samples) / len(samples)
+    return value_after(state, action, value, expect) - mean
 
 
 def correct_deal(
@@ -214,6 +233,8 @@ def correct_deal(
     with_deal_term: bool = True,
     basis: Basis | None = None,
     samplers: Sequence[Sampler | None] = (None, None),
+    expect: Expectation = expected_after_draw,
+    move_value: ValueFn | None = None,
 ) -> DealCorrection:
     """Replay one deal from ``start`` (its first state) through ``actions`` and collect its luck terms.
 
@@ -230,8 +251,18 @@ def correct_deal(
     ``basis_luck``, the deal and the draws alike. Each coordinate has mean
     zero too, so a regression may weigh them afterwards
     (:mod:`agents.evaluation.regression`): in effect the best linear ``V``.
+
+    ``expect``: how the expectation of ``V`` over a draw is taken, exact
+    (the default) or :func:`sampled_expectation` for a costly ``V``.
+
+    ``move_value`` (default ``value``): the value used by the decision
+    terms (known policies, samplers) alone. Unlike ``value`` it may read the
+    whole true state, the face-down order too: a bot draws its move from
+    its view with its own randomness, independently of that order, so the
+    term's mean is zero given the full state.
     """
     state = start.clone()
+    mv = value if move_value is None else move_value
     terms: list[Term] = []
     luck: list[float] = []
     if basis is not None:
@@ -250,18 +281,18 @@ def correct_deal(
             probs = policy(v) if policy is not None else None
             if probs is not None:
                 probs = check_probabilities(probs, v, a, f"the policy of seat {p}")
-                t = action_term(state, a, probs, value)
+                t = action_term(state, a, probs, mv, expect)
                 if t:
                     terms.append(Term(ACTION, i, p, t))
             elif sampler is not None:
-                t = sampled_term(state, a, sampler(v), v.legal_mask, value, f"the sampler of seat {p}")
+                t = sampled_term(state, a, sampler(v), v.legal_mask, mv, f"the sampler of seat {p}",
+                                 expect)
                 if t:
                     terms.append(Term(SAMPLED, i, p, t))
         if is_chance_draw(state, a):
-            outcomes = draw_outcomes(state)
-            before = math.fsum(value(s) for s in outcomes) / len(outcomes)
+            before = expect(state, value)
             if basis is not None:
-                expected = mean_vector([basis(s) for s in outcomes])
+                expected = mean_vector([basis(s) for s in draw_outcomes(state)])
             state.apply_unchecked(a)
             if basis is not None:
                 luck = [x + b - e for x, b, e in zip(luck, basis(state), expected, strict=True)]
@@ -274,7 +305,7 @@ def correct_deal(
 
 
 __all__ = [
-    "DealCorrection", "Policy", "PolicyError", "Sampler", "Term", "action_term", "check_probabilities",
-    "correct_deal", "deal_term", "draw_outcomes", "expected_after_draw", "is_chance_draw", "sampled_term",
-    "swapped_hands", "value_after",
+    "DealCorrection", "Expectation", "Policy", "PolicyError", "Sampler", "Term", "action_term",
+    "check_probabilities", "correct_deal", "deal_term", "draw_outcomes", "expected_after_draw",
+    "is_chance_draw", "sampled_expectation", "sampled_term", "swapped_hands", "value_after",
 ]  # fmt: skip

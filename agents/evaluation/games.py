@@ -27,7 +27,7 @@ from sixtysix_env.deals import next_deal
 from sixtysix_env.engine import OVER, State
 from sixtysix_env.seeding import deal_rng
 
-from .aivat import Basis, DealCorrection, Policy, Sampler, correct_deal
+from .aivat import Basis, DealCorrection, Expectation, Policy, Sampler, correct_deal, expected_after_draw
 from .values import ValueFn
 
 ESTIMATORS = ("plain", "aivat")
@@ -128,25 +128,34 @@ class GamePoints:
 def correct_game(line: Mapping[str, Any], value: ValueFn,
                  seat_policies: Sequence[Policy | None] = (None, None),
                  basis: Basis | None = None,
-                 seat_samplers: Sequence[Sampler | None] = (None, None)) -> list[DealCorrection]:
+                 seat_samplers: Sequence[Sampler | None] = (None, None),
+                 expect: Expectation = expected_after_draw,
+                 move_value: ValueFn | None = None) -> list[DealCorrection]:
     """The corrections of every finished deal of a game line (policies and samplers by seat)."""
     out = []
     for start, actions in replay_deals(line):
-        out.append(correct_deal(start, actions, value, seat_policies, basis=basis, samplers=seat_samplers))
-        reset = getattr(value, "reset", None)
-        if reset is not None:
-            reset()
+        out.append(correct_deal(start, actions, value, seat_policies, basis=basis, samplers=seat_samplers,
+                                expect=expect, move_value=move_value))
+        for v in {id(value): value, id(move_value): move_value}.values():
+            reset = getattr(v, "reset", None)
+            if reset is not None:
+                reset()
     return out
 
 
 def game_points(line: Mapping[str, Any], player: int, value: ValueFn,
                 policies: Mapping[int, Policy | None] | None = None,
                 basis: Basis | None = None,
-                samplers: Mapping[int, Sampler | None] | None = None) -> GamePoints:
+                samplers: Mapping[int, Sampler | None] | None = None,
+                expect: Expectation = expected_after_draw,
+                move_value: ValueFn | None = None) -> GamePoints:
     """Plain and corrected game points of ``player`` (an index in ``line["seats"]``) over the finished deals.
 
     ``policies`` maps player indices to known policies (:func:`policy_of`),
-    ``samplers`` to move samplers (:func:`sampler_of`).
+    ``samplers`` to move samplers (:func:`sampler_of`); ``expect`` takes
+    the expectation over a draw (:func:`~agents.evaluation.aivat.sampled_expectation`
+    for a costly value function); ``move_value`` values the decision terms
+    (it may read the true state, see :func:`~agents.evaluation.aivat.correct_deal`).
     A deal cut short by a forfeit is not among the finished deals; the
     forfeit itself is the arena's to count.
     """
@@ -160,7 +169,7 @@ def game_points(line: Mapping[str, Any], player: int, value: ValueFn,
     seat = seats.index(player)
     plain = corrected = 0.0
     luck: list[float] = []
-    corrections = correct_game(line, value, seat_policies, basis, seat_samplers)
+    corrections = correct_game(line, value, seat_policies, basis, seat_samplers, expect, move_value)
     for c in corrections:
         p, q = c.for_seat(seat)
         plain += p

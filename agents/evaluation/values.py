@@ -15,15 +15,30 @@ predicts the deal's result, the more variance the corrections remove.
   :class:`~agents.search.solver.Solver` wherever both hands and the public
   history fix every card that can still be played (talon closed or spent),
   the heuristic before. Legitimate because the arena knows the full state.
+- :class:`RolloutValue`: the mean result of a few heuristic-v-heuristic
+  playouts from the state, each over a fresh shuffle of the face-down cards
+  (so it reads their set, never their order); a fixed function of the
+  state. About a millisecond per playout.
+- :class:`CriticValue`: the shipped ppo checkpoint's full-state critic,
+  the face-down cards sorted first (their set, not their order).
+
+``rollout-true`` and ``critic-true`` read the true talon order: they may
+value the decision terms only (``make_value(name, moves_only=True)``).
+None of these narrows the black-box pairings much more than ``solver``
+(docs/variance.md), which stays the default.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
+from typing import Any
 
 from sixtysix_env.cards import ACE, KQ, POINTS, SUIT_MASKS, TEN
-from sixtysix_env.engine import OVER, State
+from sixtysix_env.engine import OVER, TALON_SIZE, State
+from sixtysix_env.knowledge import view
 
+from ..heuristic import HeuristicAgent
 from ..search.solver import Solver
 
 ValueFn = Callable[[State], float]
@@ -187,15 +202,129 @@ class SolverValue:
         self.solver.clear()
 
 
-VALUE_NAMES = ("heuristic", "solver", "solver-last")
+class RolloutValue:
+    """Mean result of ``playouts`` playouts of the rest of the deal, heuristic v heuristic by default.
+
+    Before each playout the face-down talon cards are put in sorted order and
+    shuffled by an RNG seeded with ``seed`` and the playout's number alone:
+    the value depends on which cards are face down, never on their order
+    (the estimator's contract), and is a fixed function of the state. The
+    same shuffles serve every state, so the values of two outcomes of one
+    draw share their playout noise (common random numbers), which keeps the
+    draw terms' own noise small. With the default bots, once the talon is
+    closed or spent a playout is deterministic and is played once.
+
+    ``true_order``: the talon as it lies. It reads the face-down order, so it
+    may serve the decision terms only (``move_value`` of
+    :func:`~agents.evaluation.aivat.correct_deal`), never the chance terms.
+    ``bots``: the two seats' playout bots instead of the heuristic (e.g.
+    copies of the bots measured: then the value estimates their own result);
+    each is reset with a seed of ``seed`` and the playout's number before
+    each playout, so the value stays a fixed function of the state.
+    """
+
+    def __init__(self, playouts: int = 4, seed: int = 0, true_order: bool = False,
+                 bots: tuple[Any, Any] | None = None) -> None:
+        if playouts < 1:
+            raise ValueError(f"playouts must be at least 1, got {playouts}")
+        self.deterministic = bots is None
+        self.playouts = 1 if true_order and self.deterministic else playouts
+        self.seed = seed
+        self.true_order = true_order
+        self.bots = bots if bots is not None else (HeuristicAgent(),) * 2
+
+    def playout(self, state: State, k: int) -> float:
+        s = state.clone()
+        if s.stock > 1 and s.closed_by < 0 and not self.true_order:
+            i = TALON_SIZE - s.stock
+            hidden = sorted(s.talon[i:TALON_SIZE - 1])
+            random.Random(self.seed * 1_000_003 + k).shuffle(hidden)
+            s.talon = s.talon[:i] + tuple(hidden) + s.talon[TALON_SIZE - 1:]
+        if not self.deterministic:
+            for p, bot in enumerate(self.bots):
+                bot.reset(self.seed * 1_000_003 + 2 * k + p)
+        while s.window != OVER:
+            s.apply_unchecked(self.bots[s.to_act].act(view(s, s.to_act)))
+        return terminal_value(s)
+
+    def __call__(self, state: State) -> float:
+        if state.window == OVER:
+            return terminal_value(state)
+        random_talon = state.stock > 2 and state.closed_by < 0 and not self.true_order
+        n = self.playouts if random_talon or not self.deterministic else 1
+        return sum(self.playout(state, k) for k in range(n)) / n
+
+    def reset(self) -> None:
+        """Free the bots' tables (between deals)."""
+        for bot in self.bots:
+            bot.reset()
 
 
-def make_value(name: str) -> ValueFn:
-    """The value function of an option name (:data:`VALUE_NAMES`)."""
+class CriticValue:
+    """The shipped ppo checkpoint's full-state critic, antisymmetrized: ``(C(s, 0) - C(s, 1)) / 2``.
+
+    The critic reads ``encode_full`` (both hands and the talon's contents and
+    order) and predicts the player's remaining game points of the match.
+    Without ``true_order`` the face-down cards are put in sorted order first,
+    so it reads their set only (a chance value); with it, decision terms only.
+    Tens of microseconds per call (numpy).
+    """
+
+    def __init__(self, path: str | None = None, true_order: bool = False) -> None:
+        import numpy as np  # numpy and torch only where the critic is wanted
+
+        from sixtysix_env.observation import encode_full
+
+        from .. import checkpoint
+        from ..nets import ValueNet, numpy_forward, numpy_layers
+
+        path = checkpoint.DEFAULT_CHECKPOINT if path is None else path
+        ckpt = checkpoint.load(path)
+        if "critic" not in ckpt or not ckpt.get("config", {}).get("full_critic", False):
+            raise ValueError(f"checkpoint {path} holds no full-state critic")
+        hidden = ckpt["config"].get("critic_hidden", (256, 256))
+        net = ValueNet(int(ckpt["critic"]["net.0.weight"].shape[1]), hidden)
+        net.load_state_dict(ckpt["critic"])
+        self.layers = numpy_layers(net.net)
+        self.encode = encode_full
+        self.forward = numpy_forward
+        self.stack = np.stack
+        self.true_order = true_order
+
+    def __call__(self, state: State) -> float:
+        if state.window == OVER:
+            return terminal_value(state)
+        s = state
+        if s.stock > 2 and s.closed_by < 0 and not self.true_order:
+            s = state.clone()
+            i = TALON_SIZE - s.stock
+            s.talon = s.talon[:i] + tuple(sorted(s.talon[i:TALON_SIZE - 1])) + s.talon[TALON_SIZE - 1:]
+        c = self.forward(self.layers, self.stack([self.encode(s, 0), self.encode(s, 1)]))
+        return float(c[0, 0] - c[1, 0]) / 2
+
+
+VALUE_NAMES = ("heuristic", "solver", "solver-last", "rollout", "critic")
+MOVE_VALUE_NAMES = VALUE_NAMES + ("rollout-true", "critic-true")  # read the true state: decision terms only
+
+
+def make_value(name: str, moves_only: bool = False) -> ValueFn:
+    """The value function of an option name (:data:`VALUE_NAMES`; with ``moves_only``, for the decision
+    terms alone, also :data:`MOVE_VALUE_NAMES`)."""
     if name == "heuristic":
         return heuristic_value
     if name == "solver":
         return SolverValue()
     if name == "solver-last":
         return SolverValue(open_last=True)
-    raise ValueError(f"unknown value function {name!r}; choose one of {', '.join(VALUE_NAMES)}")
+    if name == "rollout":
+        return RolloutValue()
+    if name == "rollout-true" and moves_only:
+        return RolloutValue(true_order=True)
+    if name == "critic":
+        return CriticValue()
+    if name == "critic-true" and moves_only:
+        return CriticValue(true_order=True)
+    if name in MOVE_VALUE_NAMES:
+        raise ValueError(f"value function {name!r} reads the face-down talon order: decision terms only")
+    names = MOVE_VALUE_NAMES if moves_only else VALUE_NAMES
+    raise ValueError(f"unknown value function {name!r}; choose one of {', '.join(names)}")

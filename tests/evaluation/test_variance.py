@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from itertools import permutations
@@ -22,6 +23,7 @@ from agents.evaluation.aivat import (
     draw_outcomes,
     expected_after_draw,
     is_chance_draw,
+    sampled_expectation,
     sampled_term,
     swapped_hands,
 )
@@ -37,7 +39,14 @@ from agents.evaluation.games import (
     sampler_of,
 )
 from agents.evaluation.regression import cross_fitted
-from agents.evaluation.values import SolverValue, hand_basis, heuristic_value, make_value, terminal_value
+from agents.evaluation.values import (
+    RolloutValue,
+    SolverValue,
+    hand_basis,
+    heuristic_value,
+    make_value,
+    terminal_value,
+)
 from agents.heuristic import HeuristicAgent
 from agents.play import play_deal, play_game
 from agents.random_agent import RandomAgent
@@ -147,6 +156,118 @@ def test_values_never_read_the_face_down_order(seed: int, shuffle: int) -> None:
         assert value(other) == value(s)
         assert hand_basis(other) == hand_basis(s)
         s.apply(rng.choice(s.legal_actions()))
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 10_000))
+def test_rollout_value_never_reads_the_face_down_order(seed: int, shuffle: int) -> None:
+    """The playouts reshuffle the face-down cards from their sorted set: their order cannot matter.
+    The true-order variant (decision terms only) does read it, and is refused as a chance value."""
+    rng = random.Random(seed)
+    s = deal(rng)
+    value = RolloutValue(playouts=2)
+    while not s.is_over:
+        if s.stock > 2 and s.closed_by < 0:
+            i = TALON_SIZE - s.stock
+            hidden = list(s.talon[i:TALON_SIZE - 1])
+            random.Random(shuffle).shuffle(hidden)
+            other = s.clone()
+            other.talon = s.talon[:i] + tuple(hidden) + s.talon[TALON_SIZE - 1:]
+            assert value(other) == value(s)
+        s.apply(rng.choice(s.legal_actions()))
+    with pytest.raises(ValueError, match="face-down talon order: decision terms only"):
+        make_value("rollout-true")
+    assert isinstance(make_value("rollout-true", moves_only=True), RolloutValue)
+
+
+def test_critic_value_reads_the_face_down_set_not_its_order() -> None:
+    """The ppo critic sees the talon order; the chance value sorts it first, the true-order variant
+    (decision terms only) does not, and is refused as a chance value."""
+    chance = make_value("critic")
+    true = copy.copy(chance)  # make_value("critic-true", moves_only=True), without loading it again
+    true.true_order = True
+    changed = False
+    for seed in range(20):
+        rng = random.Random(seed)
+        s = deal(rng)
+        for _ in range(rng.randrange(6)):
+            if not s.is_over:
+                s.apply(rng.choice(s.legal_actions()))
+        if s.is_over or s.stock <= 2 or s.closed_by >= 0:
+            continue
+        i = TALON_SIZE - s.stock
+        hidden = list(s.talon[i:TALON_SIZE - 1])
+        rng.shuffle(hidden)
+        other = s.clone()
+        other.talon = s.talon[:i] + tuple(hidden) + s.talon[TALON_SIZE - 1:]
+        assert chance(other) == chance(s)
+        changed |= true(other) != true(s)
+    assert changed
+    with pytest.raises(ValueError, match="decision terms only"):
+        make_value("critic-true")
+
+
+def test_true_order_playouts_do_read_the_talon_order() -> None:
+    """Why rollout-true is kept away from the chance terms: some reordering changes its value."""
+    value = RolloutValue(true_order=True)
+    changed = False
+    for seed in range(10):
+        s = deal(seed)
+        rest = list(s.talon[:-1])
+        random.Random(seed).shuffle(rest)
+        other = s.clone()
+        other.talon = tuple(rest) + s.talon[-1:]
+        changed |= value(other) != value(s)
+    assert changed
+
+
+class CyclingRng(random.Random):
+    """randrange(n) returns 0, 1, ..., n-1, 0, ...: every outcome once per n calls."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+        self.i = -1
+
+    def randrange(self, n: int, *args: object) -> int:  # type: ignore[override]
+        self.i += 1
+        return self.i % n
+
+
+def test_sampled_draw_expectation_is_the_exact_one_on_average() -> None:
+    """Each sample is one of the equally likely draws, picked uniformly: taking every outcome once gives
+    exactly the exact expectation, and seeded sampling averages to it."""
+    for seed in range(3):
+        s = draw_state(seed)
+        n = len(draw_outcomes(s))
+        exact = expected_after_draw(s, heuristic_value)
+        assert sampled_expectation(CyclingRng(), n)(s, heuristic_value) == pytest.approx(exact, abs=1e-12)
+        rng = random.Random(seed)
+        vals = [sampled_expectation(rng, 3)(s, heuristic_value) for _ in range(600)]
+        e = estimate(vals)
+        assert e.lo - 1e-9 < exact < e.hi + 1e-9
+    with pytest.raises(ValueError, match="at least 1"):
+        sampled_expectation(random.Random(0), 0)
+
+
+def test_move_value_serves_the_decision_terms_only() -> None:
+    """correct_deal values known-policy moves with move_value, chance with value; a zero move value
+    leaves only chance terms, and the move terms of a true-order value average to zero over the policy."""
+    rng = random.Random(7)
+    start = deal(rng)
+    s, actions = start.clone(), []
+    true_value = RolloutValue(true_order=True)
+    while not s.is_over:
+        probs = RANDOM_POLICY(view(s, s.to_act))
+        assert abs(sum(p * action_term(s, a, probs, true_value) for a, p in probs.items())) < 1e-9
+        a = rng.choice(s.legal_actions())
+        actions.append(a)
+        s.apply(a)
+    both = (RANDOM_POLICY, RANDOM_POLICY)
+    c = correct_deal(start, actions, heuristic_value, both, move_value=lambda _s: 0.0)
+    assert not [t for t in c.terms if t.kind == "action"]
+    plain = correct_deal(start, actions, heuristic_value, both)
+    assert [t for t in c.terms if t.kind != "action"] == [t for t in plain.terms if t.kind != "action"]
+    assert [t for t in plain.terms if t.kind == "action"]
 
 
 @settings(max_examples=25, deadline=None)
