@@ -80,6 +80,7 @@ from training.config import (
     VALUE_TEACHER,
     Config,
     ConfigError,
+    check_resume_rules,
     config_from_dict,
     help_text,
     parse_command_line,
@@ -173,6 +174,7 @@ def resume_from(path: Path, overrides: dict[str, Any]) -> tuple[dict[str, Any], 
             raise ConfigError(f"--resume: {path} holds networks with {key}={getattr(saved, key)}; a "
                               f"resumed run keeps its networks, so {key}={getattr(cfg, key)} needs a new "
                               "run (name=...)")
+    check_resume_rules(saved, cfg, str(path))
     return ckpt, cfg
 
 

@@ -27,6 +27,7 @@ import torch
 
 from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
+from sixtysix_env.variants import GERMAN, Rules, rules_from_spec
 
 from .nets import PHASE_IN, PhaseNet, PolicyNet, check_hidden, mlp_shapes
 
@@ -93,6 +94,7 @@ def validate(ckpt: Any, path: str | os.PathLike = "<memory>", *, resumable: bool
             raise bad(f"lacks its {key!r} entry")
     config = ckpt["config"]
     try:
+        rules_of(ckpt)
         hidden = check_hidden(config.get("hidden", DEFAULT_HIDDEN), "config 'hidden'")
         check_weights(ckpt["policy"], mlp_shapes(OBS_SIZE, hidden, N_ACTIONS), "policy")
         if "critic" in ckpt:
@@ -117,6 +119,16 @@ def validate(ckpt: Any, path: str | os.PathLike = "<memory>", *, resumable: bool
         raise bad("entries nested too deeply") from None
     if found is not None:
         raise bad(f"{found} holds NaN or infinite values")
+
+
+def rules_of(ckpt: dict[str, Any]) -> Rules:
+    """The rule preset a checkpoint was trained on (its config's ``rules`` spec,
+    docs/rules-variants.md; German for checkpoints from before presets); a
+    ``ValueError`` for a spec that names no preset (checkpoints are untrusted)."""
+    spec = ckpt["config"].get("rules", GERMAN.spec)
+    if not isinstance(spec, str) or len(spec) > 200:
+        raise ValueError(f"config 'rules' must be a rules spec string, got {str(spec)[:60]!r}")
+    return rules_from_spec(spec)
 
 
 def check_weights(state: Any, shapes: dict[str, tuple[int, ...]], what: str) -> None:

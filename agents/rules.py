@@ -6,8 +6,10 @@ They read only what a player knows, so the same functions drive the
 bot is spared (:func:`obvious_action`, :func:`scripted_action`):
 
 - declare as soon as the score reaches 66; a closer who would otherwise
-  lose 3 declares falsely at the end (losing 2 instead);
-- exchange the nine of trumps whenever allowed; show marriages, trumps first;
+  lose 3 declares falsely at the end when that costs less (2);
+- exchange the nine of trumps whenever allowed; show marriages, trumps first
+  (under rules where a marriage shown before the first trick is lost, only
+  once a trick is taken);
 - close when the score plus the points of sure winners makes 66 likely;
 - phase 1, following: take a ten or an ace cheaply (the ace of the suit or
   the lowest trump), take any lead with a higher card of its suit when that
@@ -16,8 +18,11 @@ bot is spared (:func:`obvious_action`, :func:`scripted_action`):
 - phase 2 with the talon closed: lead sure winners (trumps first), else the
   cheapest card; follow with the cheapest winning card, else the cheapest.
 
-This module imports no search: the registry reads :data:`ASSIST_MODES`
-from it without loading the solver.
+The deal's rule preset comes with the state or view (``rules``,
+docs/rules-variants.md): its deck tells the outstanding cards (no nines in
+Schnapsen), its scoring the final false declaration and when a marriage
+counts. This module imports no search: the registry reads
+:data:`ASSIST_MODES` from it without loading the solver.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from sixtysix_env.cards import ACE, HIGHER, KQ, POINTS, SUIT_MASKS, TEN, bits_of
 from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, FINAL, FOLLOW, LEAD, TALON_CLOSED, TALON_SPENT, State
 from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.scoring import WIN_SCORE
+from sixtysix_env.variants import CREDIT_TRICK_BEFORE, GERMAN, Rules
 
 
 class EndgameSolver(Protocol):
@@ -84,24 +90,28 @@ def rule_action(
     my_score: int,
     my_tricks: int,
     outstanding: int,
+    opp_tricks: int = 1,
+    rules: Rules = GERMAN,
 ) -> int:
     """The heuristic's action from what one player knows; ``legal`` is its mask.
 
-    ``outstanding``: cards neither in ``hand`` nor played (opponent's hand
-    plus talon), which tells sure winners.
+    ``outstanding``: cards of the deck neither in ``hand`` nor played
+    (opponent's hand plus talon), which tells sure winners.
     """
     if legal >> DECLARE & 1:
         if my_score >= WIN_SCORE:
             return DECLARE
-        if window == FINAL and closed_by == me and closer_opp_tricks == 0:
-            return DECLARE  # a false declaration costs 2, failing as closer 3
+        if window == FINAL and closed_by == me and false_claim_cost(rules, opp_tricks) < (
+            3 if closer_opp_tricks == 0 else 2
+        ):
+            return DECLARE  # a false declaration costs less than failing as closer
     if legal >> EXCHANGE & 1:
         return EXCHANGE
     if window in (DRAW, CLOSE_RESPONSE, FINAL):
         return CONTINUE  # close after drawing, at the lead, with a full hand
     cards = legal & 0xFFFFFF
     if window == LEAD:
-        marriages = (legal >> MARRIAGE) & 0xF
+        marriages = (legal >> MARRIAGE) & 0xF if marriage_counts(rules, my_tricks) else 0
         if marriages:
             suit = trump if marriages >> trump & 1 else max(bits_of(marriages))
             return MARRIAGE + suit
@@ -173,8 +183,20 @@ def _rule_action_of(s: State | PlayerView, p: int, legal: int, hand: int, score:
         closer_opp_tricks=s.closer_opp_tricks,
         my_score=score,
         my_tricks=s.tricks[p],
-        outstanding=0xFFFFFF & ~(hand | s.played[0] | s.played[1]),
+        outstanding=s.rules.deck & ~(hand | s.played[0] | s.played[1]),
+        opp_tricks=s.tricks[1 - p],
+        rules=s.rules,
     )
+
+
+def false_claim_cost(rules: Rules, opp_tricks: int) -> int:
+    """Game points a false declaration gives the opponent (docs/rules-variants.md V2)."""
+    return 3 if rules.false_claim_three and not opp_tricks else 2
+
+
+def marriage_counts(rules: Rules, my_tricks: int) -> bool:
+    """Whether a marriage shown now will count (lost before the first trick under kawu's rules)."""
+    return bool(my_tricks) or rules.marriage_credit != CREDIT_TRICK_BEFORE
 
 
 ASSIST_MODES = ("full", "rules", "none")
@@ -223,7 +245,7 @@ def obvious_action(view: PlayerView) -> int | None:
         return DECLARE
     if legal >> EXCHANGE & 1:
         return EXCHANGE
-    marriages = (legal >> MARRIAGE) & 0xF
+    marriages = (legal >> MARRIAGE) & 0xF if marriage_counts(view.rules, view.tricks[view.player]) else 0
     if marriages:
         return MARRIAGE + (view.trump if marriages >> view.trump & 1 else max(bits_of(marriages)))
     return None

@@ -15,6 +15,24 @@ cards: the first player to collect 66 card points and declare it wins the
 deal, scoring 1, 2 or 3 game points; the first to 7 game points wins the
 match. ``docs/rules.md`` is the full contract.
 
+### Rules
+
+``rules`` picks the game (docs/rules-variants.md, "Using a preset"): a spec
+string such as ``"german"`` (default), ``"german+draw_bonus+double_game"``,
+``"kawu"``, ``"schnapsen"`` or ``"schnapsen-pkg"``, or a
+:class:`~sixtysix_env.variants.Rules`; a bad spec raises
+``UnknownRulesError``/``RulesConflictError`` (``ValueError``) when the env is
+made. Every deal of the match follows it (its deck, hand size and match
+target); under ``reward="match"`` a double game (7-0 with ``double_game``)
+pays ``+2``/``-2``, and a draw bonus is part of a deal's game points. The
+spaces are the same under every preset, and the observation has no rules
+feature: its card planes are indexed by card id, so a 20-card deal leaves the
+nines' entries 0 (and :func:`~sixtysix_env.observation.unseen_cards` 1 for the
+nines, a constant), the talon count is scaled by 12 whatever the deck, and the
+match count by 7 (``schnapsen-pkg`` is one deal). A policy is trained for one
+preset; the checkpoint records it (docs/rules-variants.md), which is why the
+observation does not repeat it.
+
 ### Observation Space
 
 A dict: ``'observation'`` is the observing player's information set as a
@@ -68,7 +86,8 @@ drawn), ``deal_points``, ``reason_code``, ``deal_score_0/1``, ``deals_done``,
 ``match_score_0/1`` and ``illegal`` (1 in the offender's info after an
 illegal action under ``illegal_action="lose"``). The rich result of the last
 finished deal is ``last_deal_result`` (``{"winner": agent or None,
-"game_points": g, "reason": ..., "scores": {agent: deal score}}``, None before).
+"game_points": g, "reason": ..., "scores": {agent: deal score}}``, None before; under a preset other than
+plain German also ``"rules"``, ``"bonus"`` and ``"match_value"``).
 ``info_mode="rich"`` adds the nested keys ``"deal_result"`` (that dict),
 ``"match_score"`` (``{agent: game points}``) and ``"deal"`` (the deal's
 index) after every deal, kept until the next deal ends, and
@@ -123,13 +142,15 @@ from .observation import FULL_OBS_HIGH, FULL_OBS_LOW, OBS_HIGH, OBS_LOW, encode_
 from .render import RENDER_MODES, SPECTATOR, Table, check_render_args, player_table, show, spectator_table
 from .scoring import DealResult
 from .seeding import deal_rng, fresh_seed
+from .variants import GERMAN, Rules, rules_from_spec
 
 ILLEGAL = ("raise", "lose")
 OPTION_KEYS = frozenset({"dealer", "hands", "talon", "scores"})
 
 
-def first_deal(seed: int | str, options: dict[str, Any] | None) -> State:
-    """Deal 0 of a match: from the seed, or fixed by ``reset`` options (docs/rules.md section 7)."""
+def first_deal(seed: int | str, options: dict[str, Any] | None, rules: Rules = GERMAN) -> State:
+    """Deal 0 of a match under ``rules``: from the seed, or fixed by ``reset``
+    options (docs/rules.md section 7; the preset's deck and hand size)."""
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
@@ -151,9 +172,9 @@ def first_deal(seed: int | str, options: dict[str, Any] | None) -> State:
         dealer = 1 if rng.random() < 0.5 else 0
     scores = options.get("scores", (0, 0))
     if "hands" in options:
-        return fixed_deal(options["hands"], options["talon"], dealer, scores)
-    s = deal(rng, 0)  # the dealer does not change the cards; fixed_deal validates it and the scores
-    return fixed_deal([cards_of(s.hands[0]), cards_of(s.hands[1])], s.talon, dealer, scores)
+        return fixed_deal(options["hands"], options["talon"], dealer, scores, rules)
+    s = deal(rng, 0, rules=rules)  # the dealer does not change the cards; fixed_deal checks it, the scores
+    return fixed_deal([cards_of(s.hands[0]), cards_of(s.hands[1])], s.talon, dealer, scores, rules)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -191,8 +212,10 @@ class raw_env(AECEnv):
         render_mode: str | None = None,
         render_view: str = PLAYER_IDS[0],
         info_mode: str = "flat",
+        rules: Rules | str | None = None,
     ) -> None:
         super().__init__()
+        self.rules = rules_from_spec(rules)
         check_episode(episode)
         if reward is None:
             reward = "match" if episode == "match" else "game_points"
@@ -251,7 +274,7 @@ class raw_env(AECEnv):
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         self._seed = int(seed)
-        self.game_state = first_deal(self._seed, options)
+        self.game_state = first_deal(self._seed, options, self.rules)
         self._deal_index = 0
         self.agents = list(PLAYER_IDS)
         self.rewards = {a: 0.0 for a in PLAYER_IDS}
@@ -314,7 +337,7 @@ class raw_env(AECEnv):
         res = state.result
         assert res is not None
         winner = res.winner
-        self.last_deal_result = rich_result(res)
+        self.last_deal_result = rich_result(res, state)
         if self.info_mode == "rich":
             self._rich = rich_info(state, res, self._deal_index)
         self._set_infos(state, res)
@@ -326,8 +349,9 @@ class raw_env(AECEnv):
             if self.reward_mode == "match":
                 w = state.match_winner
                 assert w is not None
-                self.rewards[PLAYER_IDS[w]] = 1.0
-                self.rewards[PLAYER_IDS[1 - w]] = -1.0
+                value = float(state.match_value)  # 2 for a double game (docs/rules-variants.md V1.3)
+                self.rewards[PLAYER_IDS[w]] = value
+                self.rewards[PLAYER_IDS[1 - w]] = -value
             self.terminations = {a: True for a in PLAYER_IDS}
             return
         self._deal_index += 1

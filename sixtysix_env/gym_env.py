@@ -17,6 +17,13 @@ convention), so a masked sampler can act on the final observation of a vector
 env's default (next-step) autoreset; that action is never stepped (the vector
 env resets).
 
+## Rules
+
+``rules="kawu"`` (any spec of docs/rules-variants.md, German by default) is
+passed to the AEC env: the same spaces, the preset's deals and rewards
+(``gymnasium.make("SixtySix-v0", rules="schnapsen")`` too). The opponent
+must play that preset: the bundled bots read it from their view.
+
 ## Observation Space
 
 ``Box(312,)`` float32, the learner's information set laid out as in
@@ -175,13 +182,15 @@ class SixtySixGymEnv(gymnasium.Env):
         render_view: str = LEARNER,
         mask_in_obs: bool = False,
         info_mode: str = "flat",
+        rules: Any = None,
     ) -> None:
         if seat is not None and (isinstance(seat, bool) or seat not in (0, 1)):
             raise ValueError(f"seat must be 0, 1 or None (random), got {seat!r}")
         check_render_args(render_mode, render_view, (LEARNER, SPECTATOR))
         # The inner env never renders: this wrapper draws the learner's side itself.
         self.aec_env = raw_env(episode=episode, reward=reward, perfect_information=perfect_information,
-                               info_mode=info_mode)
+                               info_mode=info_mode, rules=rules)
+        self.rules = self.aec_env.rules
         self.seat = seat
         self.illegal_penalty = float(illegal_penalty)
         self.perfect_information = bool(perfect_information)

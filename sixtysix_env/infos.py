@@ -23,11 +23,12 @@ key                value
 
 The Gymnasium env adds ``seat`` (the learner's seat, an ``int`` 0/1 in every
 mode) and ``action_mask`` (int8, 32). The rich result of the last finished deal (winner's name, reason
-string, scores by agent) is ``env.unwrapped.last_deal_result`` in both
-environments (None until a deal ends). ``info_mode="rich"`` also adds the
-pre-1.1 keys ``deal_result``, ``match_score`` and ``deal`` (nested dicts,
-present after the first deal and kept until the next one ends) that the arena
-and the tables read: see :func:`rich_info`.
+string, scores by agent; under a rule preset other than plain German also
+``rules``, ``bonus`` and ``match_value``, see :func:`rich_result`) is
+``env.unwrapped.last_deal_result`` in both environments (None until a deal
+ends). ``info_mode="rich"`` also adds the pre-1.1 keys ``deal_result``,
+``match_score`` and ``deal`` (nested dicts, present after the first deal
+and kept until the next one ends) that the arena and the tables read: see :func:`rich_info`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Any
 
 from .engine import PLAYER_IDS, State
 from .scoring import REASONS, DealResult
+from .variants import GERMAN
 
 #: ``reason_code`` of each deal-end reason; 0 means no deal ended.
 REASON_CODES = {reason: i + 1 for i, reason in enumerate(REASONS)}
@@ -68,15 +70,25 @@ def flat_info(state: State, ended: DealResult | None, deals_done: int,
     return info
 
 
-def rich_result(result: DealResult) -> dict[str, Any]:
-    """A deal result by agent name: ``{"winner": agent or None, "game_points", "reason", "scores"}``."""
+def rich_result(result: DealResult, state: State | None = None) -> dict[str, Any]:
+    """A deal result by agent name: ``{"winner": agent or None, "game_points", "reason", "scores"}``.
+
+    Under a preset other than plain German (``state.rules``, docs/rules-variants.md)
+    it also says what the preset changed: ``"rules"`` (the spec), ``"bonus"``
+    (draw-bonus game points included in ``game_points``) and ``"match_value"``
+    (2 for a double game once the match is over, else 1)."""
     winner = result.winner
-    return {
+    out: dict[str, Any] = {
         "winner": None if winner is None else PLAYER_IDS[winner],
         "game_points": result.game_points,
         "reason": result.reason,
         "scores": {PLAYER_IDS[0]: result.scores[0], PLAYER_IDS[1]: result.scores[1]},
     }
+    if state is not None and state.rules != GERMAN:
+        out["rules"] = state.rules.spec
+        out["bonus"] = state.bonus if winner is not None else 0
+        out["match_value"] = state.match_value
+    return out
 
 
 def rich_info(state: State, result: DealResult, deal: int) -> dict[str, Any]:
@@ -84,7 +96,7 @@ def rich_info(state: State, result: DealResult, deal: int) -> dict[str, Any]:
     (:func:`rich_result`), ``match_score`` (``{agent: game points}``) and ``deal``."""
     ms = state.match_scores
     return {
-        "deal_result": rich_result(result),
+        "deal_result": rich_result(result, state),
         "match_score": {PLAYER_IDS[0]: ms[0], PLAYER_IDS[1]: ms[1]},
         "deal": deal,
     }

@@ -13,7 +13,8 @@ Two envs, the same observations: the player to act gets
 layout RLlib's action-masking RLModule
 (``ray.rllib.examples.rl_modules.classes.action_masking_rlm``) expects.
 ``config`` takes the keyword arguments of :func:`sixtysix_env.env`
-(``episode``, ``reward``, ``illegal_action``, ...).
+(``episode``, ``reward``, ``illegal_action``, ``rules``, ...): ``{"rules": "kawu"}``
+or ``rllib_config(..., rules="kawu")`` plays a preset of docs/rules-variants.md.
 
 - :class:`SixtySixMultiAgentEnv`: one table, turn-based. Agents ``player_0``
   and ``player_1``; each step carries the rewards of both players (zero-sum,
@@ -57,6 +58,7 @@ from .actions import N_ACTIONS
 from .aec import raw_env
 from .engine import PLAYER_IDS
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
+from .variants import rules_from_spec
 
 MODULE_ID = "shared"
 """The one policy both seats share (self-play)."""
@@ -183,14 +185,15 @@ class SixtySixTablesEnv(MultiAgentEnv):
 
 
 def rllib_config(config: Any, *, env_runners: int = 2, envs_per_runner: int = 64, tables: int = 0,
-                 learners: int = 0, env_config: dict[str, Any] | None = None) -> Any:
+                 learners: int = 0, env_config: dict[str, Any] | None = None, rules: Any = None) -> Any:
     """``config`` (an ``AlgorithmConfig``, e.g. ``PPOConfig()``) set up for Sixty-Six self-play.
 
     The env (``envs_per_runner`` one-table :class:`SixtySixMultiAgentEnv`
     per runner, where an env step is a move; with ``tables``, that many
     :class:`SixtySixTablesEnv` of ``tables`` tables, where an env step is up
     to ``tables`` moves), one shared action-masking module for every seat,
-    one torch thread per runner. Scales by these arguments alone.
+    one torch thread per runner. Scales by these arguments alone. ``rules``:
+    a preset spec for every table (checked here, sent to the runners as its spec string).
     """
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -203,6 +206,8 @@ def rllib_config(config: Any, *, env_runners: int = 2, envs_per_runner: int = 64
     env_cls = SixtySixTablesEnv if tables else SixtySixMultiAgentEnv
     if tables:
         env_config["tables"] = tables
+    if rules is not None:
+        env_config["rules"] = rules_from_spec(rules).spec  # a bad spec fails here, not on a runner
     return (
         config.environment(env_cls, env_config=env_config)
         .framework("torch")

@@ -23,7 +23,12 @@ attribute         shape, dtype            meaning
 ``deal_done``     (N,) bool               a deal ended in this step
 ``match_done``    (N,) bool               a match ended in this step
 ``match_winner``  (N,) int64              winner of the match that ended, or -1
+``match_value``   (N,) int64              what the match that ended counts for (2
+                                          for a double game), or 0
 ================  ======================  ======================================
+
+Rules: ``rules="kawu"`` (a spec of docs/rules-variants.md, German by
+default) deals every table under that preset; the arrays keep their shapes.
 
 Episodes: each table plays whole matches to 7 (``episode="match"``, the
 default: a new deal follows each deal, so the policy also sees every match
@@ -58,16 +63,18 @@ from .episodes import EPISODES, check_episode
 from .knowledge import PlayerView, view
 from .observation import FULL_OBS_SIZE, OBS_SIZE, encode_full_into, encode_into, mask_to_array
 from .seeding import make_rng
+from .variants import Rules, rules_from_spec
 
 
 class VectorEnv:
     """``num_envs`` tables of Sixty-Six stepped in lockstep (see the module docstring)."""
 
     def __init__(self, num_envs: int, seed: int | None = 0, *, episode: str = "match",
-                 full_obs: bool = False) -> None:
+                 full_obs: bool = False, rules: Rules | str | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         check_episode(episode)
+        self.rules = rules_from_spec(rules)
         self.num_envs = num_envs
         self.episode = episode
         n = num_envs
@@ -79,6 +86,7 @@ class VectorEnv:
         self.deal_done = np.zeros(n, bool)
         self.match_done = np.zeros(n, bool)
         self.match_winner = np.full(n, -1, np.int64)
+        self.match_value = np.zeros(n, np.int64)
         self._legal = np.zeros(n, np.int64)
         self.states: list[State] = []
         self.reset(seed)
@@ -86,11 +94,12 @@ class VectorEnv:
     def reset(self, seed: int | None = None) -> None:
         """New matches on every table; ``seed`` fixes all deals that follow."""
         self.rng = make_rng(seed)
-        self.states = [deal(self.rng) for _ in range(self.num_envs)]
+        self.states = [deal(self.rng, rules=self.rules) for _ in range(self.num_envs)]
         self.rewards[:] = 0
         self.deal_done[:] = False
         self.match_done[:] = False
         self.match_winner[:] = -1
+        self.match_value[:] = 0
         for i in range(self.num_envs):
             self._observe(i)
         self._finish()
@@ -130,7 +139,9 @@ class VectorEnv:
         self.deal_done[:] = False
         self.match_done[:] = False
         self.match_winner[:] = -1
+        self.match_value[:] = 0
         states = self.states
+        rules = self.rules
         for i, a in enumerate(acts):
             s = states[i]
             try:
@@ -145,13 +156,14 @@ class VectorEnv:
                     rewards[i, res.winner] = res.game_points
                     rewards[i, 1 - res.winner] = -res.game_points
                 if self.episode == "deal":
-                    states[i] = deal(self.rng)
+                    states[i] = deal(self.rng, rules=rules)
                 elif s.match_over:
                     self.match_done[i] = True
                     winner = s.match_winner
                     assert winner is not None  # the match is over
                     self.match_winner[i] = winner
-                    states[i] = deal(self.rng)
+                    self.match_value[i] = s.match_value
+                    states[i] = deal(self.rng, rules=rules)
                 else:
                     states[i] = next_deal(s, self.rng)
             self._observe(i)

@@ -28,6 +28,7 @@ from agents import parse_spec
 from agents.nets import check_hidden
 from agents.rules import ASSIST_MODES, assist_mode
 from sixtysix_env.episodes import EPISODES
+from sixtysix_env.variants import rules_from_spec
 
 VALUE_TEACHER = "pimc-values"  # the teacher that distils PIMC's action values (not a bot spec)
 ENGINES = ("scalar", "batched")  # what steps the training tables (training.tables)
@@ -50,6 +51,19 @@ def knob(default: T, help: str, check: Check | None = None) -> T:
 class ConfigError(ValueError):
     """A bad config file, key, type or value, command-line override, or a run folder the
     command cannot use."""
+
+
+class RulesMismatchError(ConfigError):
+    """``--resume`` with a rules preset other than the one the checkpoint was trained on."""
+
+
+def check_resume_rules(saved: Config, cfg: Config, where: str) -> None:
+    """A :class:`RulesMismatchError` unless ``cfg`` plays the rules of ``saved`` (the
+    resumed checkpoint's config; one from before presets played German)."""
+    before, now = rules_from_spec(saved.rules), rules_from_spec(cfg.rules)
+    if before != now:
+        raise RulesMismatchError(f"--resume: {where} was trained on rules {before.spec!r}; a resumed run "
+                                 f"keeps its rules, so rules={now.spec!r} needs a new run (name=...)")
 
 
 def _bad(key: str, value: Any, want: str) -> ConfigError:
@@ -107,6 +121,14 @@ def bot_spec(key: str, value: str, allowed: tuple[str, ...] = ()) -> None:
                           f"got {value!r}: {e}") from None
 
 
+def rules_spec(key: str, value: str) -> None:
+    """A rule preset spec of docs/rules-variants.md (``sixtysix_env.variants.rules_from_spec``)."""
+    try:
+        rules_from_spec(value)
+    except ValueError as e:
+        raise ConfigError(f"config key {key!r}: {e}") from None
+
+
 def teacher_spec(key: str, value: str) -> None:
     bot_spec(key, value, (VALUE_TEACHER, ""))
 
@@ -157,6 +179,10 @@ class Config:
                        "(several times faster collection; assist 'none', no teacher)", one_of(ENGINES))
     episode: str = knob("match", "'match': tables play whole matches (deal rewards, every match score "
                         "seen); 'deal': 0:0 deals", one_of(EPISODES))
+    rules: str = knob("german", "the game the tables, the evaluation and the bots play: a rules preset "
+                      "spec of docs/rules-variants.md ('german', 'german+draw_bonus+double_game', "
+                      "'kawu', 'schnapsen', 'schnapsen-pkg'); stored in the checkpoint, and a resumed "
+                      "run keeps it; engine 'batched' plays 'german' only", rules_spec)
     # --- PPO
     learning_rate: float = knob(1e-3, "Adam step size", above(0))
     anneal_lr: bool = knob(True, "decay the learning rate linearly over total_steps, to "
@@ -260,6 +286,11 @@ def _check_value(key: str, value: Any) -> Any:
     """``value`` for ``key`` if its type fits the field (ints pass as floats), else ConfigError."""
     if key == "assist" and isinstance(value, bool):  # configs and checkpoints from before the modes
         value = assist_mode(value)
+    if key == "rules" and isinstance(value, str):  # one spelling in checkpoints: "KAWU" is "kawu"
+        try:
+            value = rules_from_spec(value).spec
+        except ValueError:
+            pass  # the field's check names the problem
     want = _TYPES[key]
     if want is float and isinstance(value, str):  # YAML 1.1 reads "3e-4" (no dot) as a string
         try:

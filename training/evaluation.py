@@ -5,19 +5,23 @@ The greedy policy (with the run's ``assist``) plays matches against
 seats swapped), so luck of the cards cancels. The deals of the evaluation
 after update ``u`` are seeded ``EVAL_SEED + u`` whatever the run's seed, so
 runs are compared on the same deals. The statistics and their 95% intervals
-are the arena's (:class:`agents.arena.PairingStats`).
+are the arena's (:class:`agents.arena.PairingStats`). The matches follow the
+run's ``rules`` preset (:func:`arena_fields`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from typing import Any
 
 from agents import make_agent
-from agents.arena import PairingStats, head_to_head
+from agents.arena import ArenaOptions, PairingStats, head_to_head
 from agents.nets import PolicyNet
 from agents.neural import PPOAgent
+from sixtysix_env.variants import GERMAN, rules_from_spec
 
-from .config import Config
+from .config import Config, ConfigError
 
 EVAL_SEED = 10_000
 
@@ -29,13 +33,25 @@ def opponents(cfg: Config) -> list[tuple[str, int]]:
     return [(spec, games) for spec, games in specs if games > 0]
 
 
+def arena_fields(cfg: Config) -> dict[str, Any]:
+    """The arena options that make the evaluation play the run's rules: none for plain German
+    (the arena's default), else ``rules``; a ConfigError if the arena has no such option."""
+    rules = rules_from_spec(cfg.rules)
+    if rules == GERMAN or not opponents(cfg):
+        return {}
+    if "rules" not in {f.name for f in dataclasses.fields(ArenaOptions)}:
+        raise ConfigError(f"config key 'rules': the arena cannot play {rules.spec!r} for the evaluation; "
+                          "set eval_random_games, eval_heuristic_games and eval_pimc_games to 0")
+    return {"rules": rules.spec}
+
+
 def evaluate(policy: PolicyNet, cfg: Config, update: int) -> dict[str, PairingStats]:
     """The greedy policy against each evaluation opponent: short name (``pimc`` for
     ``pimc:worlds=8``) -> the arena's statistics, from the policy's side."""
     agent = PPOAgent(policy, greedy=True, name="ppo-train", assist=cfg.assist)
     seed = EVAL_SEED + update
     return {spec.split(":")[0]: head_to_head(agent, make_agent(spec, seed=seed), games=games, unit="match",
-                                             seed=seed, duplicate=True)
+                                             seed=seed, duplicate=True, **arena_fields(cfg))
             for spec, games in opponents(cfg)}
 
 

@@ -19,6 +19,7 @@ from sixtysix_env.deals import deal
 from sixtysix_env.knowledge import view
 
 from .config import VALUE_TEACHER, Config, ConfigError, bot_spec, teacher_spec
+from .evaluation import arena_fields
 from .evaluation import opponents as evaluation_opponents
 from .opponents import KINDS
 
@@ -43,8 +44,9 @@ def bot_specs(cfg: Config) -> dict[str, str]:
 
 def check_bots(cfg: Config) -> None:
     """Build, ask one move of and close every bot of :func:`bot_specs`; a ConfigError on
-    the first that fails."""
-    state = deal(cfg.seed % 2**32)
+    the first that fails; also whether the evaluation can play the run's rules."""
+    arena_fields(cfg)
+    state = deal(cfg.seed % 2**32, rules=cfg.rules)  # the bots must play the run's preset
     for spec, key in bot_specs(cfg).items():
         agent: Any = None
         try:

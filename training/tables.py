@@ -12,8 +12,8 @@ players to act (:meth:`Tables.views`). Two engines stand behind it:
   ``sixtysix_env.batched.vector.SelfPlayEnv`` (one tensor step for all
   tables, several times faster collection; a view costs a gather per table,
   so bot opponents are fine on a few tables, but ``assist`` and the teacher,
-  which need one per learner row, stay on the scalar engine:
-  :func:`check_config` names the key).
+  which need one per learner row, stay on the scalar engine, and so do the
+  rule presets other than plain German: :func:`check_config` names the key).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Protocol
 import numpy as np
 import torch
 
+from sixtysix_env.batched.rules import UnsupportedRulesError, batched_rules
 from sixtysix_env.batched.vector import SelfPlayEnv
 from sixtysix_env.knowledge import PlayerView, view
 from sixtysix_env.vector import VectorEnv
@@ -64,8 +65,8 @@ class Tables(Protocol):
 class ScalarTables:
     """:class:`Tables` on ``sixtysix_env.vector.VectorEnv``."""
 
-    def __init__(self, num_envs: int, seed: int, episode: str) -> None:
-        self.env = VectorEnv(num_envs, seed=seed, episode=episode, full_obs=True)
+    def __init__(self, num_envs: int, seed: int, episode: str, rules: str = "german") -> None:
+        self.env = VectorEnv(num_envs, seed=seed, episode=episode, full_obs=True, rules=rules)
         self.num_envs, self.episode = num_envs, episode
 
     def write(self, obs: np.ndarray, critic_obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -89,8 +90,8 @@ class BatchedTables:
     """:class:`Tables` on the batched torch engine (CPU): the rows are written through
     ``torch.from_numpy`` views, with no copy in between."""
 
-    def __init__(self, num_envs: int, seed: int, episode: str) -> None:
-        self.env = SelfPlayEnv(num_envs, seed, episode=episode, full_obs=True)
+    def __init__(self, num_envs: int, seed: int, episode: str, rules: str = "german") -> None:
+        self.env = SelfPlayEnv(num_envs, seed, episode=episode, full_obs=True, rules=rules)
         self.num_envs, self.episode = num_envs, episode
 
     def write(self, obs: np.ndarray, critic_obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -114,6 +115,10 @@ def check_config(cfg: Config) -> None:
     """A ConfigError naming the key if ``cfg`` asks the batched engine for what needs views."""
     if cfg.engine != "batched":
         return
+    try:
+        batched_rules(cfg.rules)
+    except UnsupportedRulesError as e:
+        raise ConfigError(f"config key 'rules': {e}") from None
     if cfg.assist != "none":
         raise ConfigError(f"engine 'batched' needs assist 'none' (scripted moves need the scalar "
                           f"engine's views), got {cfg.assist!r}")
@@ -126,4 +131,4 @@ def make_tables(cfg: Config, seed: int) -> Tables:
     """The config's ``num_envs`` training tables on its ``engine``, dealt from ``seed``."""
     check_config(cfg)
     engine = BatchedTables if cfg.engine == "batched" else ScalarTables
-    return engine(cfg.num_envs, seed, cfg.episode)
+    return engine(cfg.num_envs, seed, cfg.episode, cfg.rules)

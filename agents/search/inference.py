@@ -14,6 +14,11 @@ leads with the talon open and shows nothing
 - after winning a trick, did not hold the trump nine (it would have
   exchanged).
 
+Under a rule preset (``view.rules``) the exchange card is the preset's (the
+jack in Schnapsen, exchangeable before any trick in ``schnapsen-pkg``), and
+an opponent without a trick under kawu's rules, where such a marriage would
+be lost, is not read at all.
+
 :class:`OpponentModel` reads these facts off the views its bot is shown
 (only public information: the lead, the shown marriages, the exchange) and
 samples worlds that respect them. A card denied when the talon held ``s0``
@@ -36,6 +41,8 @@ from typing import Any
 from sixtysix_env.cards import KQ
 from sixtysix_env.engine import FOLLOW, State
 from sixtysix_env.knowledge import PlayerView, sample_state
+
+from ..rules import marriage_counts
 
 MAX_TRIES = 20  # rejection attempts for "not both halves" before taking a world anyway
 
@@ -73,6 +80,9 @@ class OpponentModel:
         self._shown = v.shown[opp]
         if v.window != FOLLOW or v.to_act != v.player or not v.talon_open or new_shown:
             return
+        rules = v.rules
+        if not marriage_counts(rules, v.tricks[opp]):
+            return  # a marriage shown now would be lost (kawu): holding one back says nothing
         # The opponent just led with the talon open and showed no marriage.
         held = v.opp_known | (1 << v.lead_card)
         pairs = 0
@@ -87,9 +97,9 @@ class OpponentModel:
             elif v.unseen & pair == pair:
                 pairs |= 1 << suit
         self.pairs, self.pairs_stock = pairs, v.stock
-        nine = 1 << (6 * v.trump)
-        if v.exchanged_by < 0 and v.tricks[opp] > 0 and v.unseen & nine:
-            self._deny(6 * v.trump, v.stock)
+        low = 6 * v.trump + rules.exchange_rank  # the trump nine, or the jack in Schnapsen
+        if v.exchanged_by < 0 and (rules.free_exchange or v.tricks[opp] > 0) and v.unseen >> low & 1:
+            self._deny(low, v.stock)
 
     def _deny(self, card: int, stock: int) -> None:
         self.denied.setdefault(card, stock)

@@ -10,12 +10,23 @@ Phase 2 (talon closed or spent) is the main case. It runs on a compact
 internal form: two hand masks, two deal scores, "has a trick" flags and the
 card led, searched with alpha-beta, a transposition table keyed on lead
 positions, cheap upper bounds from the scoring scale (1/2/3) and the
-dominance of declaring at once when a declaration is correct (the loser's
-score and tricks only grow, so waiting never pays). A false declaration is a
+dominance of declaring at once when a correct declaration is worth that
+bound (the loser's score and tricks only grow, so waiting cannot pay more;
+against a closer who closed before the opponent's first trick, waiting for
+the failed close's 3 can beat declaring for 2). A false declaration is a
 move worth -2; it matters for a closer facing -3. Other windows (phase 1,
 the close response, a marriage shown just before closing) are searched
 move by move over the engine itself, exactly but slowly: phase 1 from early
 in the deal is far too large to solve, so callers bound it themselves.
+
+Rule presets (docs/rules-variants.md): the compact search reads the deal's
+``rules`` for what it scores (the last-trick bonus, a last trick that wins
+the deal, false declarations worth 3, beating the closer scored as a failed
+close, marriages lost before the first trick) and adds a draw bonus to every
+won deal. Presets whose phase 2 has more moves or another way to end
+(marriages after the talon closed, 66 checked after every trick, marriages
+credited at the next trick: both Schnapsen presets) are searched over the
+engine's moves, exact and slower.
 
 Public functions: :func:`solve` (value), :func:`best_action`,
 :func:`action_values`, :meth:`Solver.endgame_action` (a player's exact
@@ -29,16 +40,17 @@ import random
 from collections.abc import Callable
 
 from sixtysix_env.actions import DECLARE, actions_of
-from sixtysix_env.cards import HIGHER, LAST_TRICK_BONUS, POINTS, SUIT_MASKS
+from sixtysix_env.cards import HIGHER, POINTS, SUIT_MASKS
 from sixtysix_env.engine import FOLLOW, LEAD, OVER, State
 from sixtysix_env.knowledge import PlayerView, sample_state
-from sixtysix_env.scoring import SCHNEIDER, WIN_SCORE
+from sixtysix_env.scoring import SCHNEIDER, WIN_SCORE, marriage_points
+from sixtysix_env.variants import CREDIT_NEXT_TRICK, DECLARE_BY_PLAYER, GERMAN, Rules
 
 from ..rules import is_endgame_view
 from .budget import OutOfTime
 
-INF = 4  # larger than any deal value (|value| <= 3)
-FALSE_DECLARATION_VALUE = -2
+INF = 1 << 10  # larger than any deal value (|value| <= 3 plus a draw bonus under 100)
+FALSE_DECLARATION_VALUE = -2  # the German game's; rules with false_claim_three make it -3 sometimes
 
 _Search = tuple[Callable[..., int], Callable[..., int], dict]
 
@@ -62,7 +74,24 @@ def terminal_value(state: State, player: int) -> int:
     return res.game_points if res.winner == player else -res.game_points
 
 
-def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int], watch: list) -> _Search:
+def compact_rules(rules: Rules) -> bool:
+    """Whether the compact phase-2 search models ``rules`` (else: the engine's moves)."""
+    return (not rules.late_marriages and rules.declaring == DECLARE_BY_PLAYER
+            and rules.marriage_credit != CREDIT_NEXT_TRICK)
+
+
+def counted_marriages(state: State, p: int) -> int:
+    """Marriage points of ``p`` that count once p has a trick (less those lost for good)."""
+    shown = state.shown[p]
+    if state.held is not None:
+        suits, at = state.held[p]
+        if state.tricks[p] <= at:
+            shown &= ~suits
+    return marriage_points(shown, state.trump)
+
+
+def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int], watch: list,
+                 rules: Rules = GERMAN, bonus: int = 0) -> _Search:
     """Build the compact phase-2 search for one set of deal constants.
 
     ``closer``: who closed (-1: talon spent); ``cot0``: the closer's opponent
@@ -71,26 +100,30 @@ def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int]
     are deal scores (card points plus counted marriages). ``watch`` is the
     solver's ``[nodes, stop]``: with a ``stop`` callable, every 256th searched
     lead position asks it and raises :class:`OutOfTime` when it says so.
+    ``rules`` and ``bonus``: the deal's preset and draw bonus (module docstring).
     """
     trumps = SUIT_MASKS[trump]
     suit_masks = SUIT_MASKS
     higher = HIGHER
     points = POINTS
-    failed_closer_gp = 3 if cot0 else 2
+    failed_closer_gp = (3 if cot0 else 2) + bonus
+    beaten_closer_gp = failed_closer_gp if rules.closer_beaten_like_failed else 2 + bonus
+    false_gp = (2 + bonus, 3 + bonus if rules.false_claim_three else 2 + bonus)  # by whether opp has no trick
+    last_bonus, last_wins = rules.last_trick_bonus, rules.last_trick_wins
     tt: dict[int, tuple[int, int]] = {}
 
     def scale(s_loser: int, t_loser: bool) -> int:
         if not t_loser:
-            return 3
-        return 1 if s_loser >= SCHNEIDER else 2
+            return 3 + bonus
+        return (1 if s_loser >= SCHNEIDER else 2) + bonus
 
     def declare_value(p: int, sp: int, so: int, to: bool) -> int:
         """Value for ``p`` declaring with score ``sp`` (opponent: ``so``, ``to``)."""
         if sp >= WIN_SCORE:
             if closer == 1 - p:
-                return 2
+                return beaten_closer_gp
             return scale(so, to)
-        return FALSE_DECLARATION_VALUE
+        return -false_gp[not to]
 
     def last_trick(w: int, sw: int, so: int, to: bool) -> int:
         """Value for ``w``, who took the last trick (both hands now empty)."""
@@ -98,7 +131,9 @@ def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int]
             cont = -failed_closer_gp if w == closer else failed_closer_gp
             d = declare_value(w, sw, so, to)
             return d if d > cont else cont
-        sw += LAST_TRICK_BONUS
+        sw += last_bonus
+        if last_wins:  # the last trick wins the deal (scored as a declaration with 66)
+            return declare_value(w, sw, so, to) if sw >= WIN_SCORE else last_wins + bonus
         if sw > so:
             return scale(so, to)
         if sw < so:
@@ -114,10 +149,10 @@ def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int]
     def lead(p: int, hl: int, hf: int, sl: int, sf: int, tl: bool, tf: bool,
              alpha: int, beta: int, can_declare: bool) -> int:
         """Value for ``p`` on lead with hand ``hl`` (opponent holds ``hf``)."""
-        if can_declare and tl:
-            if sl >= WIN_SCORE:
-                return declare_value(p, sl, sf, tf)
         ub = upper(p, sf, tf)
+        declare = declare_value(p, sl, sf, tf) if can_declare and tl else -INF
+        if declare >= ub:  # a correct declaration worth the most p can win: nothing beats it now
+            return declare
         if ub <= alpha:
             return ub
         lb = -upper(1 - p, sl, tl)
@@ -146,11 +181,9 @@ def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int]
             if not watch[0] & 255 and watch[1]():
                 raise OutOfTime
         a0, b0 = alpha, beta
-        best = -INF
-        if can_declare and tl:
-            best = FALSE_DECLARATION_VALUE
-            if best > alpha:
-                alpha = best
+        best = declare  # declaring (correctly or not) is a move; -INF when it is not legal
+        if best > alpha:
+            alpha = best
         if best < beta:
             # Order: non-trump aces and tens first (they usually take points),
             # then the rest high to low.
@@ -253,10 +286,10 @@ class Solver:
 
     def _search_for(self, state: State) -> _Search:
         key = (state.trump, state.closed_by, state.closer_opp_tricks == 0,
-               state.marriage_points(0), state.marriage_points(1))
+               counted_marriages(state, 0), counted_marriages(state, 1), state.rules, state.bonus)
         s = self._searches.get(key)
         if s is None:
-            s = _make_phase2(key[0], key[1], key[2], (key[3], key[4]), self._watch)
+            s = _make_phase2(key[0], key[1], key[2], (key[3], key[4]), self._watch, key[5], key[6])
             self._searches[key] = s
         return s
 
@@ -267,7 +300,8 @@ class Solver:
             raise ValueError("the deal is over; use terminal_value(state, player)")
         p = state.to_act
         w = state.window
-        if not state.talon_open and (w == FOLLOW or (w == LEAD and state.marriage_suit < 0)):
+        if not state.talon_open and (w == FOLLOW or (w == LEAD and state.marriage_suit < 0)) \
+                and compact_rules(state.rules):
             lead, follow, _ = self._search_for(state)
             opp = 1 - p
             h = state.hands

@@ -26,6 +26,8 @@
   loops; ``training.tables.BatchedTables`` puts it behind the training
   collector) and :class:`SixtySixVectorEnv`, a Gymnasium vector env against
   a batched opponent.
+- :mod:`.rules`: :func:`~.rules.batched_rules`, the presets it plays (plain
+  German; any other ``rules=`` raises :class:`~.rules.UnsupportedRulesError`).
 - :mod:`.check`: the differential check against the scalar engine (tests and
   ``bench/bench_batched_diff.py``).
 
@@ -38,6 +40,7 @@ compared with the scalar engine); each takes ``--device cuda``.
 
 from .engine import BatchedEngine
 from .observe import action_masks, observe
+from .rules import UnsupportedRulesError
 from .sampling import NonFiniteLogitsError, random_actions, sample_masked
 from .vector import SelfPlayEnv, SixtySixVectorEnv
 
@@ -46,6 +49,7 @@ __all__ = [
     "NonFiniteLogitsError",
     "SelfPlayEnv",
     "SixtySixVectorEnv",
+    "UnsupportedRulesError",
     "action_masks",
     "observe",
     "random_actions",

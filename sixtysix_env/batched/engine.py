@@ -61,6 +61,9 @@ each finished table takes the next one. Counting the finished tables is the
 step's one host sync (free on CPU). Everything is deterministic given the
 seed and the actions on one device type (CPU and CUDA generators differ).
 
+Rules: the plain German game only; ``rules=`` any other preset of
+docs/rules-variants.md raises :class:`~.rules.UnsupportedRulesError`.
+
 Actions must be legal: ``validate=True`` (the default) checks them, one more
 host sync. ``active`` lets a caller move some tables only (the opponent's
 turns in the Gymnasium wrapper). Fields are updated in place or replaced by
@@ -80,6 +83,7 @@ from ..scoring import DealResult
 from .deal import DeckPool, deal
 from .legal import check_actions, final_over_masks, legal_mask
 from .lookup import NOOP, normal_tensors
+from .rules import UnsupportedRulesError, batched_rules
 from .score import end_deals
 from .state import STATE_NAMES, BatchedState, no_results
 from .step import apply
@@ -109,7 +113,9 @@ class BatchedEngine:
         device: str | torch.device = "cpu",
         episode: str = "match",
         validate: bool = True,
+        rules: Any = None,
     ) -> None:
+        self.rules = batched_rules(rules)  # UnsupportedRulesError for any preset but plain German
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         check_episode(episode)
@@ -169,6 +175,10 @@ class BatchedEngine:
             raise ValueError(f"{len(states)} states for {len(cols)} tables")
         if any(s.window == OVER for s in states):
             raise ValueError("cannot load a finished deal (window OVER)")
+        for s in states:
+            batched_rules(s.rules)
+            if s.bonus:  # a plain German deal with a draw bonus still carried (german+draw_bonus)
+                raise UnsupportedRulesError("the batched engine cannot load a deal with a draw bonus")
         self.now = self.now.with_states(states, cols)
         self.legal = self.legal_mask()
 

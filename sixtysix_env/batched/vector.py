@@ -76,6 +76,7 @@ from ..observation import FULL_OBS_SIZE, OBS_HIGH, OBS_LOW, OBS_SIZE
 from .engine import BatchedEngine
 from .lookup import normal_tensors
 from .observe import masks_of, observe
+from .rules import batched_rules
 from .sampling import random_actions, sample_masked
 
 Opponent = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -96,8 +97,10 @@ class SelfPlayEnv:
         episode: str = "match",
         full_obs: bool = False,
         validate: bool = True,
+        rules: Any = None,
     ) -> None:
-        self.engine = BatchedEngine(num_envs, seed, device=device, episode=episode, validate=validate)
+        self.engine = BatchedEngine(num_envs, seed, device=device, episode=episode, validate=validate,
+                                    rules=rules)
         self.num_envs = num_envs
         self.device = self.engine.device
         self.episode = episode
@@ -177,7 +180,9 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         final_obs: bool = True,
         validate: bool = True,
         arrays: str = "torch",
+        rules: Any = None,
     ) -> None:
+        batched_rules(rules)  # before anything is built: UnsupportedRulesError for other presets
         if arrays not in ARRAYS:
             raise ValueError(f"arrays must be one of {ARRAYS}, got {arrays!r}")
         if episode not in EPISODES:
@@ -212,7 +217,8 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = spaces.Discrete(N_ACTIONS)
         self.observation_space = batch_space(obs_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self.engine = BatchedEngine(num_envs, seed, device=self.device, episode=episode, validate=validate)
+        self.engine = BatchedEngine(num_envs, seed, device=self.device, episode=episode, validate=validate,
+                                    rules=rules)
         self.seat = torch.zeros(num_envs, dtype=torch.int64, device=self.device)
         self._seed = seed
         self._ready = False  # step() before reset() has no learner to act
