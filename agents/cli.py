@@ -25,6 +25,7 @@ FLAGS = {
     "move_time": "--move-time", "results_path": "--results PATH", "resume": "--resume", "sprt": "--sprt",
     "sprt_pair": "--sprt ELO0,ELO1", "sprt_alpha": "--sprt-alpha", "sprt_beta": "--sprt-beta",
     "backend": "--backend", "address": "--address", "clock": "--clock", "sandbox": "--sandbox",
+    "rules": "--rules",
 }
 
 ARENA_EPILOG = """\
@@ -115,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--games", type=_positive_int, default=100, help="games per pairing (default 100)")
     a.add_argument("--unit", choices=UNITS, default="match",
                    help="a game is a match to 7 (default) or a single deal")
+    a.add_argument("--rules", default="german", metavar="SPEC",
+                   help="rules preset, a name plus +switches: german (default), kawu, schnapsen, "
+                        "schnapsen-pkg, german+draw_bonus+double_game (docs/rules-variants.md)")
     a.add_argument("--seed", type=int, default=None,
                    help="master seed of every card and bot seed (default: a secret one drawn for the run and "
                         "kept in --results; a public seed lets a bot recompute the deals: trusted bots only)")
@@ -180,7 +184,7 @@ def _arena(args: argparse.Namespace) -> int:
         games=args.games, unit=args.unit, seed=args.seed, duplicate=args.duplicate, workers=args.workers,
         backend=args.backend, address=args.address, clock=args.clock, sandbox=args.sandbox,
         move_time=args.move_time, results_path=args.results, resume=args.resume, progress=args.progress,
-        sprt=args.sprt, sprt_alpha=args.sprt_alpha, sprt_beta=args.sprt_beta,
+        sprt=args.sprt, sprt_alpha=args.sprt_alpha, sprt_beta=args.sprt_beta, rules=args.rules,
     )
     check_outputs({"--json": args.json, "--markdown": args.markdown, "--png": args.png},
                   {"--results": args.results}, args.force)
