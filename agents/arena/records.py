@@ -150,6 +150,22 @@ def game_problem(obj: Any) -> str | None:
     return None
 
 
+TEAM = "team"  # the line type of one duplicate deal of a four-player team match (agents.arena.teams)
+TEAM_KEY = "players_per_game"  # a team match's header config says 4 here
+
+
+def team_problem(obj: Any) -> str | None:
+    """Why ``obj`` is not a well-formed team-deal line, or None: its index and the deal's two
+    results ``[winning team or null, game points]`` (team A in seats 0/2, then in 1/3)."""
+    if not isinstance(obj, dict) or obj.get("type") != TEAM:
+        return "not a team deal record"
+    results = obj.get("results")
+    ok = (_int(obj.get("index")) and isinstance(results, list) and len(results) == 2
+          and all(isinstance(r, list) and len(r) == 2 and r[0] in (None, 0, 1) and type(r[0]) is not bool
+                  and _int(r[1], 0, MAX_POINTS) for r in results))
+    return None if ok else "'index' or 'results' is out of range or malformed"
+
+
 def _cpu_ok(c: Any) -> bool:
     return isinstance(c, dict) and all(seconds_ok(c.get(k)) for k in ("wall", "cpu"))
 
@@ -190,7 +206,8 @@ def _parse_lines(path: str, data: bytes | None = None) -> tuple[dict[str, Any] |
                 )
             header = obj
             continue
-        problem = problem or game_problem(obj)
+        check = team_problem if header["config"].get(TEAM_KEY) == 4 else game_problem
+        problem = problem or check(obj)
         if problem is None:
             games.append(obj)
         else:
@@ -353,6 +370,8 @@ def find_game(path: str, index: int) -> dict[str, Any]:
 def find_game_of(path: str, index: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """The results file's header and the record of its game ``index`` (ValueError if absent)."""
     header, games = read_results(path)
+    if header["config"].get(TEAM_KEY) == 4:
+        raise ValueError(f"{path} holds a four-player team match: its deals have no replay")
     for g in games:
         if g["index"] == index:
             return header, g
