@@ -19,7 +19,7 @@ from numbers import Real
 from typing import Any
 
 from agents.play import UNITS, check_clock, check_move_time
-from sixtysix_env.variants import rules_from_spec
+from sixtysix_env.variants import RulesConflictError, UnknownRulesError, rules_from_spec
 
 from .sprt import SprtSettings, sprt_settings
 
@@ -39,6 +39,18 @@ class OptionError(ValueError):
         """The message with each option written as ``names`` says (default: as a keyword)."""
         values = {k: str(v) for k, v in self.values.items()}
         return self.template.format_map(_Spelling({**KEYWORDS, **names, **values}))
+
+
+class UnknownRulesOption(OptionError, UnknownRulesError):
+    """``rules`` names no preset or switch (both an OptionError and the rules' own error)."""
+
+
+class RulesConflictOption(OptionError, RulesConflictError):
+    """``rules`` combines a preset with a switch its game cannot have."""
+
+
+RULES_ERRORS: dict[type, type[OptionError]] = {UnknownRulesError: UnknownRulesOption,
+                                               RulesConflictError: RulesConflictOption}
 
 
 class _Spelling(dict):
@@ -166,7 +178,8 @@ class ArenaOptions:
             try:
                 object.__setattr__(self, name, check(getattr(self, name)))
             except ValueError as e:
-                raise OptionError(f"{{{name}}} {{problem}}", problem=e) from None
+                error = RULES_ERRORS.get(type(e), OptionError)
+                raise error(f"{{{name}}} {{problem}}", problem=e) from None
         every = self.report_every
         if isinstance(every, bool) or not isinstance(every, int) or every < 0:
             raise OptionError("{report_every} must be an int of at least 0, got {value}", value=every)

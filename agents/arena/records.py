@@ -396,8 +396,9 @@ def replay(path: str, index: int, board: bool = True) -> Iterator[str]:
     env.reset(seed=g["seed"])
     raw = env.unwrapped
     what = f"a match to {rules.match_target}" if unit == "match" else "a single deal"
-    yield (f"game {index}: {players[0]} (player_0) vs {players[1]} (player_1), {what}, "
-           f"rules {rules.spec}, seed {g['seed']}")
+    under = "" if rules.spec == "german" else f", rules {rules.spec}"
+    yield (f"game {index}: {players[0]} (player_0) vs {players[1]} (player_1), {what}{under}, "
+           f"seed {g['seed']}")
     deal_no, new_deal, last_k = 0, True, None
     for n, action in enumerate(g["actions"], start=1):
         state = raw.game_state
