@@ -226,8 +226,9 @@ class TerminalTable:
 
     def run(self) -> int:
         s = self.s
+        rules = "" if s.rules.spec == "german" else f", rules {s.rules.spec}"
         self.say(self.style.bold(f"Sixty-Six against {s.bot_name}"
-                                 f"{' (seed ' + str(s.seed) + ')' if s.seed_chosen else ''}. "
+                                 f"{' (seed ' + str(s.seed) + ')' if s.seed_chosen else ''}{rules}. "
                                  "Type 'help' for the moves, '?' for a hint."))
         deal = s.deal_number
         while not s.over:

@@ -96,6 +96,7 @@ def test_a_schnapsen_deal_in_a_terminal(tmp_path):
     child = pexpect.spawn(sys.executable, args, env=env, encoding="utf-8", timeout=60, dimensions=(60, 140))
     first = True
     try:
+        child.expect("Sixty-Six against random \\(seed 6\\), rules schnapsen\\.")
         for _ in range(80):
             i = child.expect([PROMPT, r"Saved as game (\d+)", "Press Enter", pexpect.EOF])
             if i == 0:
