@@ -26,7 +26,7 @@ FLAGS = {
     "move_time": "--move-time", "results_path": "--results PATH", "resume": "--resume", "sprt": "--sprt",
     "sprt_pair": "--sprt ELO0,ELO1", "sprt_alpha": "--sprt-alpha", "sprt_beta": "--sprt-beta",
     "backend": "--backend", "address": "--address", "clock": "--clock", "sandbox": "--sandbox",
-    "rules": "--rules", "players": "--players",
+    "rules": "--rules", "players": "--players", "duplicate": "--no-duplicate",
 }
 
 ARENA_EPILOG = """\

@@ -9,7 +9,8 @@ statistic of a two-player pairing's "A pts/deal". Each duplicate pair is one
 ``"team"`` line of the results file (:mod:`.records`), so a killed run resumes.
 The four-player game has its own rules (docs/rules-four.md), so ``rules``
 stays German here, and the options that need the two-player referee
-(time limits, workers, SPRT, sandbox) are refused.
+(time limits, workers, SPRT, sandbox; ``--no-duplicate``: a team match is
+always duplicate) are refused.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from .stats import ratio_interval
 TEAM_SIZE = 4  # players at a team match's table
 
 # Options a team match cannot honour, with their default values.
-_TWO_PLAYER_ONLY = {"sprt": None, "move_time": None, "workers": 1, "backend": "local", "sandbox": False,
-                    "reference": (), "rules": "german", "unit": "match"}
+_TWO_PLAYER_ONLY = {"sprt": None, "move_time": None, "clock": "wall", "workers": 1, "backend": "local",
+                    "address": None, "sandbox": False, "reference": (), "rules": "german", "unit": "match",
+                    "duplicate": True}
 
 
 @dataclass

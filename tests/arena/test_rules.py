@@ -135,6 +135,8 @@ def test_team_matches_refuse_two_player_options(capsys):
         team_match(["pimc", "random"], games=1)
     assert cli(["arena", "--players", "4", "heuristic", "random", "--games", "1", "--move-time", "1"]) == 2
     assert "--move-time is for two-player games, not --players 4" in capsys.readouterr().err
+    assert cli(["arena", "--players", "4", "heuristic", "random", "--games", "1", "--no-duplicate"]) == 2
+    assert "duplicate is for two-player games" in capsys.readouterr().err
 
 
 def test_the_team_match_command(tmp_path, capsys):
