@@ -11,10 +11,11 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from typing import Any
 
-from .arena import ArenaOptions, OptionError, replay, round_robin
+from .arena import ArenaOptions, OptionError, replay, round_robin, team_match
 from .arena.fairness import MachineTooBusy
 from .arena.options import BACKENDS, check_positive_int, check_seconds
 from .arena.outputs import check_outputs
+from .arena.teams import TEAM_SIZE
 from .bench import commands as bench_commands
 from .play import CLOCKS, UNITS
 from .registry import describe_agents
@@ -25,6 +26,7 @@ FLAGS = {
     "move_time": "--move-time", "results_path": "--results PATH", "resume": "--resume", "sprt": "--sprt",
     "sprt_pair": "--sprt ELO0,ELO1", "sprt_alpha": "--sprt-alpha", "sprt_beta": "--sprt-beta",
     "backend": "--backend", "address": "--address", "clock": "--clock", "sandbox": "--sandbox",
+    "rules": "--rules", "players": "--players", "duplicate": "--no-duplicate",
 }
 
 ARENA_EPILOG = """\
@@ -115,6 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--games", type=_positive_int, default=100, help="games per pairing (default 100)")
     a.add_argument("--unit", choices=UNITS, default="match",
                    help="a game is a match to 7 (default) or a single deal")
+    a.add_argument("--players", type=int, choices=(2, 4), default=2,
+                   help="players at a table: 2 (default) or 4, a team match of two bots (--games deals, each "
+                        "played twice with the teams swapped; four-player bots: "
+                        "random, heuristic, search[:N])")
+    a.add_argument("--rules", default="german", metavar="SPEC",
+                   help="rules preset, a name plus +switches: german (default), kawu, schnapsen, "
+                        "schnapsen-pkg, german+draw_bonus+double_game (docs/rules-variants.md)")
     a.add_argument("--seed", type=int, default=None,
                    help="master seed of every card and bot seed (default: a secret one drawn for the run and "
                         "kept in --results; a public seed lets a bot recompute the deals: trusted bots only)")
@@ -180,10 +189,12 @@ def _arena(args: argparse.Namespace) -> int:
         games=args.games, unit=args.unit, seed=args.seed, duplicate=args.duplicate, workers=args.workers,
         backend=args.backend, address=args.address, clock=args.clock, sandbox=args.sandbox,
         move_time=args.move_time, results_path=args.results, resume=args.resume, progress=args.progress,
-        sprt=args.sprt, sprt_alpha=args.sprt_alpha, sprt_beta=args.sprt_beta,
+        sprt=args.sprt, sprt_alpha=args.sprt_alpha, sprt_beta=args.sprt_beta, rules=args.rules,
     )
     check_outputs({"--json": args.json, "--markdown": args.markdown, "--png": args.png},
                   {"--results": args.results}, args.force)
+    if args.players == TEAM_SIZE:
+        return _team_match(args, options)
     result = round_robin(args.bots, options=options)
     print(result.table())
     summary = json.dumps(result.to_dict(), indent=2)
@@ -195,6 +206,21 @@ def _arena(args: argparse.Namespace) -> int:
         _write(args.markdown, result.markdown())
     if args.png:
         result.plot(args.png)
+    return 0
+
+
+def _team_match(args: argparse.Namespace, options: ArenaOptions) -> int:
+    """``--players 4``: the two bots as teams over duplicate deals (agents.arena.teams)."""
+    if args.markdown or args.png:
+        raise OptionError("--markdown and --png are for two-player runs; a {players} 4 team match "
+                          "writes --json")
+    stats = team_match(args.bots, options=options)
+    print(stats.table())
+    summary = json.dumps(stats.to_dict(), indent=2)
+    if args.json == "-":
+        print(summary)
+    elif args.json:
+        _write(args.json, summary + "\n")
     return 0
 
 

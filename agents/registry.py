@@ -78,6 +78,7 @@ class BotInfo:
     positional: str | None = None  # a parameter that may come first without ``key=``
     raw: str | None = None  # a parameter that takes all of the spec after ``NAME:``, commas and all
     names_itself: bool = False  # the bot's own name is kept (not replaced by the canonical spec)
+    rules: tuple[str, ...] = ()  # the only rules presets (by name) it plays; () for every preset
 
 
 MOVE_TIME = Param(float, None, 0.001, "seconds per move: an anytime search that stops in time (the game's "
@@ -129,6 +130,14 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
                                 choices=ASSIST_MODES, parse=assist_mode),
             },
             positional="path",
+        ),
+        BotInfo(
+            "schnapsen-pkg", "agents.schnapsen_pkg:PackageBot",
+            "a bot of the optional `schnapsen` package (pip install -e '.[schnapsen]'), for "
+            "--rules schnapsen-pkg only",
+            {"kind": Param(str, "rdeep", 0, "rand|bully|rdeep: the package's bot",
+                           parse="agents.schnapsen_pkg:check_kind")},
+            positional="kind", rules=("schnapsen-pkg",),
         ),
         BotInfo(
             "exec", "agents.external:make_external",
@@ -188,7 +197,10 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     items = rest.split(",") if rest.strip() else []
     if info.positional and items and items[0].partition("=")[0].strip() not in info.params:
         path, _, rest = rest.partition(",")  # the positional value may hold anything but a comma
-        values[info.positional] = path.strip() or None
+        try:
+            values[info.positional] = info.params[info.positional].value(path) if path.strip() else None
+        except ValueError as e:
+            raise _error(f"bad value {path!r} for {name}:{info.positional} ({e})") from None
         items = rest.split(",") if rest.strip() else []
     seen = set()
     for item in items:
@@ -224,6 +236,23 @@ def _parse_plugin(spec: str, name: str, rest: str) -> tuple[str, dict[str, Any]]
         return PLUGIN, {"target": target, "params": plugins.parse_params(params, spec), "spec": spec}
     except plugins.PluginError as e:
         raise _error(str(e)) from None
+
+
+class BotRulesError(ValueError):
+    """A bot spec that cannot play the rules preset of the game it was asked to."""
+
+
+def check_plays(spec: str, rules: str) -> None:
+    """Raise :class:`BotRulesError` if the bot of ``spec`` does not play the preset of the
+    ``rules`` spec (a bad bot spec raises as :func:`parse_spec` does)."""
+    from sixtysix_env.variants import rules_from_spec
+
+    name, _ = parse_spec(spec)
+    info = KNOWN_AGENTS.get(name)
+    preset = rules_from_spec(rules)
+    if info is not None and info.rules and preset.name not in info.rules:
+        raise BotRulesError(f"bot {spec!r} plays only the rules {', '.join(info.rules)}, not "
+                            f"{preset.spec!r} (give --rules {info.rules[0]})")
 
 
 def canonical_name(name: str, values: dict[str, Any]) -> str:

@@ -21,6 +21,7 @@ It hands the package bot a state built from a world sampled from the view
 
 from __future__ import annotations
 
+import importlib.util
 import random
 from typing import Any
 
@@ -227,14 +228,26 @@ def package_state(world: State, me: int) -> tuple[Any, Any]:
     return state(previous), leader_move
 
 
+class PackageMissingError(ValueError):
+    """The optional ``schnapsen`` package is not installed."""
+
+
+def check_kind(kind: str) -> str:
+    """A package bot's kind (the ``schnapsen-pkg:KIND`` spec), checked with the package present."""
+    if kind not in PACKAGE_BOTS:
+        raise ValueError(f"unknown schnapsen package bot {kind!r}: choose one of {', '.join(PACKAGE_BOTS)}")
+    if importlib.util.find_spec("schnapsen") is None:
+        raise PackageMissingError("the optional 'schnapsen' package is not installed: "
+                                  "pip install -e '.[schnapsen]'")
+    return kind
+
+
 class PackageBot(BaseAgent):
     """A bot of the ``schnapsen`` package (``rand``, ``bully`` or ``rdeep``)
     as our agent, for ``schnapsen-pkg`` deals only."""
 
     def __init__(self, kind: str = "rdeep", seed: int | None = None) -> None:
-        if kind not in PACKAGE_BOTS:
-            known = ", ".join(PACKAGE_BOTS)
-            raise ValueError(f"unknown schnapsen package bot {kind!r}: choose one of {known}")
+        check_kind(kind)
         super().__init__(seed)
         self.kind = kind
         self.name = f"pkg-{kind}"
@@ -271,6 +284,7 @@ class PackageBot(BaseAgent):
 
 
 __all__ = [
-    "PACKAGE_BOTS", "Mismatch", "PackageBot", "card_of", "compare_deal", "our_tokens", "package_state",
+    "PACKAGE_BOTS", "Mismatch", "PackageBot", "PackageMissingError", "card_of", "check_kind", "compare_deal",
+    "our_tokens", "package_state",
     "play_token", "token",
 ]  # fmt: skip

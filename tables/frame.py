@@ -19,7 +19,7 @@ from typing import TypedDict
 from sixtysix_env import ACTION_NAMES, PlayerView
 from sixtysix_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE, actions_of
 from sixtysix_env.cards import CARD_NAMES, SUIT_LETTERS, cards_of
-from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, FINAL, MATCH_TARGET, OVER, WINDOW_NAMES
+from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, FINAL, OVER, WINDOW_NAMES
 from sixtysix_env.scoring import WIN_SCORE
 
 from .moves import SUIT_SYMBOLS, marriage_points, talon_word, why_illegal
@@ -156,6 +156,7 @@ class GameSummary(TypedDict):
     title: str | None  # who won, for both tables (tables.narration.Narrator.result_title)
     seed: int | None  # once the game is over, or when the person chose it
     deals: list[DealResult]
+    rules: str  # the rules preset's spec (docs/rules-variants.md)
 
 
 class GameInfo(GameSummary):
@@ -255,7 +256,7 @@ def table_frame(v: PlayerView, tricks: Tricks, finished: bool) -> TableFrame:
     moves = [] if over else legal_moves(v)
     return TableFrame(
         dealer=who(v.dealer),
-        match=MatchScore(you=v.match_scores[me], opponent=v.match_scores[opp], target=MATCH_TARGET),
+        match=MatchScore(you=v.match_scores[me], opponent=v.match_scores[opp], target=v.rules.match_target),
         trump=SUIT_LETTERS[v.trump],
         trump_card=CARD_NAMES[v.trump_card] if v.trump_card >= 0 else None,
         talon=v.stock,

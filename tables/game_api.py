@@ -2,7 +2,7 @@
 
 =========================  ================================================
 ``GET  /api/bots``         the bots a table can offer, the defaults
-``POST /api/games``        new game ``{"vs", "hint", "seed", "episode", "seat"}``
+``POST /api/games``        new game ``{"vs", "hint", "seed", "episode", "seat", "rules"}``
 ``GET  /api/game``         the game; ``?since=V`` adds the frames after
                            version V, ``&wait=S`` waits up to S seconds for one
 ``POST /api/game/move``    ``{"action": 0-31 | "TH" | "marry H" ..., "version": V}``
@@ -13,7 +13,9 @@
 A browser may choose the operator's bots (``--vs``, ``--hint``, ``--bots``,
 as exact whole strings) or a built-in bot of the fixed menu within its caps
 (:mod:`tables.menu`, checked as text before anything is parsed or started);
-the cheating ``oracle`` may be an opponent, never a hint.
+the cheating ``oracle`` may be an opponent, never a hint. ``rules`` must be one
+of the server's rules choices (``GET /api/bots``: ``rules``), matched as the
+whole exact text before it is parsed (:func:`tables.menu.menu_rules`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from .endpoint import (
 )
 from .games import Busy, Game, Tables
 from .hints import Hinter
-from .menu import CHEATS, MENU, MenuError, describe_menu, menu_spec
+from .menu import CHEATS, MENU, MenuError, describe_menu, menu_rules, menu_spec
 from .moves import IllegalMove
 from .session import Session
 
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
 
 MAX_WAIT = 30.0  # the longest a long poll waits, in seconds
-NEW_GAME_FIELDS = {"vs", "hint", "seed", "episode", "seat"}
+NEW_GAME_FIELDS = {"vs", "hint", "seed", "episode", "seat", "rules"}
 
 
 def check_spec(tables: Tables, spec: Any, what: str) -> str:
@@ -73,7 +75,8 @@ async def api_bots(request: Request, tables: Tables, token: str) -> Any:
            for name, b in info.items()]
     extra = sorted(tables.operator_specs - set(MENU) - {"none"})
     config = tables.config
-    return {"bots": out, "extra": extra, "vs": config.vs, "hint": config.hint, "episodes": list(EPISODES)}
+    return {"bots": out, "extra": extra, "vs": config.vs, "hint": config.hint, "episodes": list(EPISODES),
+            "rules": tables.rules_choices, "rules_default": tables.rules_default}
 
 
 def _new_game_options(tables: Tables, body: dict[str, Any]) -> dict[str, Any]:
@@ -96,7 +99,11 @@ def _new_game_options(tables: Tables, body: dict[str, Any]) -> dict[str, Any]:
         raise ApiError(400, f"episode must be one of {', '.join(EPISODES)}")
     seat = body.get("seat")
     seat = None if seat is None else checked_int(seat, "seat", 0, 1)  # None: the seed decides
-    return {"vs": vs, "hint": hint, "seed": seed, "episode": episode, "seat": seat}
+    try:
+        rules = menu_rules(body.get("rules", tables.rules_default), tables.rules_choices)
+    except MenuError as e:
+        raise ApiError(400, str(e)) from None
+    return {"vs": vs, "hint": hint, "seed": seed, "episode": episode, "seat": seat, "rules": rules}
 
 
 @endpoint
@@ -104,7 +111,7 @@ async def api_new(request: Request, tables: Tables, token: str) -> Any:
     o = _new_game_options(tables, await read_json(request))
 
     def build() -> tuple[Session, Hinter | None]:
-        s = Session(o["vs"], seed=o["seed"], episode=o["episode"], seat=o["seat"])
+        s = Session(o["vs"], seed=o["seed"], episode=o["episode"], seat=o["seat"], rules=o["rules"])
         return s, (Hinter(o["hint"], seed=s.seed ^ 0x5EED) if o["hint"] else None)
 
     try:

@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents import parse_spec
+from sixtysix_env.variants import rules_from_spec
 
 from .frame import GameInfo
 from .hints import Hinter
+from .menu import RULES_MENU
 from .session import Session
 from .store import RecordStore
 
@@ -62,6 +64,8 @@ class Config:
     requests_per_client: int = 32  # requests in progress at once per remote address (long polls too)
     records_max_bytes: int = 16 * 1024 * 1024  # DATA/games.jsonl is rotated past this size
     allowed_hosts: list[str] = field(default_factory=lambda: ["127.0.0.1", "localhost", "::1"])
+    rules: str = "german"  # the rules of a new game when the browser names none
+    rules_choices: list[str] | None = None  # the rules a browser may choose (None: every entry of RULES_MENU)
 
 
 class Busy(Exception):
@@ -203,6 +207,11 @@ class Tables:
         for spec in self.operator_specs:
             if spec.lower() != "none":
                 parse_spec(spec)
+        self.rules_default = rules_from_spec(config.rules).spec  # the operator's: trusted, parsed
+        choices = RULES_MENU if config.rules_choices is None else config.rules_choices
+        self.rules_choices = list(dict.fromkeys(rules_from_spec(r).spec for r in choices))
+        if self.rules_default not in self.rules_choices:
+            self.rules_choices.insert(0, self.rules_default)
         self.pool = DaemonPool(config.threads, "sixtysix-bot")
         self.slots = ClientSlots(config.searches_per_client)
 

@@ -21,8 +21,12 @@ development machine); ``move_time`` is capped at :data:`MAX_MOVE_TIME`.
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
+
+from sixtysix_env.variants import PRESETS, SWITCHES, RulesConflictError, rules_from_spec
 
 MAX_SPEC_CHARS = 120  # longer text is refused unread
 MAX_MOVE_TIME = 2.0  # seconds: the most thinking time per move a browser may ask for
@@ -109,4 +113,31 @@ def menu_spec(text: object, operator: frozenset[str] | set[str], what: str) -> s
     return text
 
 
-__all__ = ["CHEATS", "MAX_MOVE_TIME", "MENU", "MenuError", "describe_menu", "menu_spec"]
+def _rules_menu() -> tuple[str, ...]:
+    """Every preset with every combination of switches its game allows, as canonical specs."""
+    out = []
+    for name in PRESETS:
+        for n in range(len(SWITCHES) + 1):
+            for switches in itertools.combinations(SWITCHES, n):
+                try:
+                    out.append(rules_from_spec("+".join((name, *switches))).spec)
+                except RulesConflictError:
+                    continue
+    return tuple(out)
+
+
+# The rules a browser may choose (``rules`` of a new game): whole canonical spec strings only.
+RULES_MENU: tuple[str, ...] = _rules_menu()
+MAX_RULES_CHARS = 64  # longer text is refused unread
+
+
+def menu_rules(text: object, allowed: Collection[str]) -> str:
+    """``text`` if it is one of the ``allowed`` rules specs (the whole exact string), else
+    :class:`MenuError`. Compared as text: a browser's rules are never parsed."""
+    if isinstance(text, str) and len(text) <= MAX_RULES_CHARS and text in allowed:
+        return text
+    raise MenuError(f"rules must be one of {', '.join(allowed)} (GET /api/bots lists them)")
+
+
+__all__ = ["CHEATS", "MAX_MOVE_TIME", "MENU", "MenuError", "RULES_MENU", "describe_menu", "menu_rules",
+           "menu_spec"]

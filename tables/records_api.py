@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agents.arena.records import ResultsFileError, read_results
+from agents.arena.records import TEAM_KEY, ResultsFileError, read_results
 
 from .endpoint import ApiError, checked_int, client_of, endpoint, json_object, owner_of, parse_int, read_body
 from .games import Busy, Tables
@@ -38,11 +38,18 @@ def read_games(path: str, name: str | None = None) -> list[dict[str, Any]]:
     """The game lines of results file ``path`` (422, calling it ``name``, if it cannot be read)."""
     name = name or os.path.basename(path)
     try:
-        return read_results(path)[1]
+        header, games = read_results(path)
     except (OSError, ResultsFileError) as e:
         raise ApiError(422, f"cannot read {name}: {str(e).replace(path, name)}") from None
     except RecursionError:  # a line nested too deep for the JSON reader
         raise ApiError(422, f"cannot read {name}: a line is nested too deep") from None
+    if header["config"].get(TEAM_KEY) is not None:
+        raise ApiError(422, f"cannot read {name}: a four-player team match has no replays")
+    rules = header["config"].get("rules")  # an arena file's rules are in its header (replayed checked)
+    if rules is not None:
+        for g in games:
+            g.setdefault("rules", rules)
+    return games
 
 
 def frames_of(games: list[dict[str, Any]], index: int, where: str) -> dict[str, Any]:

@@ -37,10 +37,12 @@ from typing import Any
 import sixtysix_env
 from agents import make_agent
 from agents.play import GameRecord, deal_dict
+from agents.registry import check_plays
 from sixtysix_env import PlayerView, view
 from sixtysix_env.engine import LEAD, OVER, PLAYER_IDS
 from sixtysix_env.episodes import check_episode
 from sixtysix_env.seeding import derive_seed
+from sixtysix_env.variants import Rules, rules_from_spec
 
 from .frame import (
     DealResult,
@@ -103,8 +105,11 @@ class Session:
     """
 
     def __init__(self, vs: str = "heuristic", *, seed: int | None = None, episode: str = "match",
-                 seat: int | None = 0, auto_forced: bool = True, human: str = HUMAN_NAME) -> None:
+                 seat: int | None = 0, auto_forced: bool = True, human: str = HUMAN_NAME,
+                 rules: str | Rules | None = None) -> None:
         check_episode(episode)
+        self.rules = rules_from_spec(rules)  # a bad spec: a named rules error (a ValueError)
+        check_plays(vs, self.rules.spec)
         if seat is not None and (seat not in (0, 1) or isinstance(seat, bool)):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         bad_seed = isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63
@@ -127,7 +132,7 @@ class Session:
         players[self.bot_seat] = self.bot_name
         self.record = GameRecord(seed=self.seed, unit=episode, players=(players[0], players[1]),
                                  agent_seeds=seeds)
-        self.env = sixtysix_env.env(episode=episode, info_mode="rich")
+        self.env = sixtysix_env.env(episode=episode, info_mode="rich", rules=self.rules)
         self.env.reset(seed=self.seed)
         self._raw = self.env.unwrapped
         self.version = 0  # moves applied (a resignation counts as one more)
@@ -368,6 +373,7 @@ class Session:
             title=self.narrator.result_title(rec) if self._finished else None,
             seed=self.seed if self._finished or self.seed_chosen else None,
             deals=self.deal_results,
+            rules=self.rules.spec,
         )
 
     def frames_since(self, version: int) -> list[Frame]:
@@ -384,7 +390,7 @@ class Session:
         line: dict[str, Any] = {"type": "game", "index": None, "pairing": [0, 1], "seats": seats,
                                 "cluster": None}
         line.update(self.record.to_dict())
-        line.update(human_seat=self.seat, source="tables")
+        line.update(human_seat=self.seat, source="tables", rules=self.rules.spec)
         line.update(extra)
         return line
 

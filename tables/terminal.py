@@ -226,8 +226,9 @@ class TerminalTable:
 
     def run(self) -> int:
         s = self.s
+        rules = "" if s.rules.spec == "german" else f", rules {s.rules.spec}"
         self.say(self.style.bold(f"Sixty-Six against {s.bot_name}"
-                                 f"{' (seed ' + str(s.seed) + ')' if s.seed_chosen else ''}. "
+                                 f"{' (seed ' + str(s.seed) + ')' if s.seed_chosen else ''}{rules}. "
                                  "Type 'help' for the moves, '?' for a hint."))
         deal = s.deal_number
         while not s.over:
@@ -357,6 +358,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the bot to play against: any spec the arena accepts (default heuristic)")
     parser.add_argument("--hint", default="pimc", metavar="SPEC",
                         help="the bot that answers '?' (default pimc; 'none' for no hints)")
+    parser.add_argument("--rules", default="german", metavar="SPEC",
+                        help="the rules preset: german (default), kawu, schnapsen, schnapsen-pkg, with "
+                             "+draw_bonus/+double_game where they apply (docs/rules-variants.md)")
     parser.add_argument("--seed", type=int, default=None, help="the cards (default: random)")
     parser.add_argument("--episode", choices=("match", "deal"), default="match",
                         help="a match to 7 game points (default) or a single deal")
@@ -380,7 +384,7 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         args = parser.parse_args(args)
     try:
         session = Session(args.vs, seed=args.seed, episode=args.episode, seat=args.seat,
-                          auto_forced=args.auto)
+                          auto_forced=args.auto, rules=args.rules)
         hint = None if args.hint.strip().lower() in ("", "none") else args.hint
         table = TerminalTable(session, hint, detect_style(sys.stdout, args.color), max(args.delay, 0.0),
                               None if args.no_save else args.records)

@@ -21,6 +21,7 @@ from sixtysix_env.cards import CARD_NAMES, SUIT_LETTERS, SUIT_NAMES
 from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, LEAD, PLAYER_IDS, WINDOW_NAMES
 
 from .frame import Tricks, card_names
+from .menu import MAX_RULES_CHARS
 
 MAX_ACTIONS = 5000  # far more than any match; a longer list is not a real record
 
@@ -130,7 +131,10 @@ def replay_frames(g: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"not a game record: {e}") from None
     if unit not in ("match", "deal") or len(players) != 2 or len(actions) > MAX_ACTIONS:
         raise ValueError("not a game record")
-    env = sixtysix_env.env(episode=unit)
+    rules = g.get("rules", "german")
+    if not isinstance(rules, str) or len(rules) > MAX_RULES_CHARS:  # a file from elsewhere: untrusted
+        raise ValueError("not a game record (its rules are not a preset spec)")
+    env = sixtysix_env.env(episode=unit, rules=rules)  # an unknown spec: a named rules error (ValueError)
     env.reset(seed=seed)
     raw = env.unwrapped
     frames: list[ViewerFrame] = []
@@ -162,7 +166,7 @@ def replay_frames(g: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("the recorded actions end before the game does")
     return {"game": {"players": players, "unit": unit, "seed": seed, "winner": g.get("winner"),
                      "match_score": g.get("match_score"), "forfeit": g.get("forfeit"),
-                     "index": g.get("index")},
+                     "index": g.get("index"), "rules": env.unwrapped.rules.spec},
             "frames": frames}
 
 

@@ -231,6 +231,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a host name browsers may use in the URL (repeatable; default: loopback "
                              "names, the --host address and, for 0.0.0.0 or ::, this machine's name)")
     parser.add_argument("--vs", default="heuristic", metavar="SPEC", help="the default opponent")
+    parser.add_argument("--rules", default="german", metavar="SPEC",
+                        help="the rules of a new game (default german; docs/rules-variants.md)")
+    parser.add_argument("--rules-choices", nargs="*", default=None, metavar="SPEC",
+                        help="the only rules a browser may choose (default: every preset and switch "
+                             "combination; --rules is always one)")
     parser.add_argument("--hint", default="pimc", metavar="SPEC",
                         help="the default hint bot ('none': no hints)")
     parser.add_argument("--bots", nargs="*", default=[], metavar="SPEC",
@@ -311,7 +316,8 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
                         records=list(args.records), threads=args.threads, max_games=args.max_games,
                         games_per_client=args.games_per_client, searches_per_client=args.searches_per_client,
                         requests_per_client=args.requests_per_client,
-                        records_max_bytes=int(args.records_max_mb * 2**20), allowed_hosts=hosts)
+                        records_max_bytes=int(args.records_max_mb * 2**20), allowed_hosts=hosts,
+                        rules=args.rules, rules_choices=args.rules_choices)
         app = create_app(config)
     except ValueError as e:
         print(f"sixtysix serve: error: {e}", file=sys.stderr)

@@ -48,6 +48,12 @@ identical for any ``workers`` and for a resumed run; workers start no game
 after the decision (nor far past the first game not yet counted), and the
 games still running are stopped.
 
+Rules (``rules``, a preset spec of docs/rules-variants.md): every game of
+a run follows it; the results file's header records it and a resume with
+other rules is a :class:`RulesMismatchError`; under ``double_game`` a match
+won 7-0 counts as two won games (the line's ``match_value``). Four-player
+team matches (duplicate deals, :mod:`.teams`): :func:`team_match`.
+
 Reports (:mod:`.report`): text, Markdown, JSON and PNG of a round robin.
 Run ``python -m agents.arena --help`` or ``sixtysix arena --help``.
 """
@@ -55,11 +61,12 @@ Run ``python -m agents.arena --help`` or ``sixtysix arena --help``.
 from .api import head_to_head, round_robin, run, summarize
 from .options import ArenaOptions, OptionError
 from .pairing import PairingStats, pairing_stats
-from .records import ResultsFileError, read_results, replay
+from .records import ResultsFileError, RulesMismatchError, read_results, replay
 from .report import RoundRobinResult
 from .runner import AgentLike
 from .schedule import Task, pairings, schedule
 from .sprt import SPRT_H0, SPRT_H1, SPRT_UNDECIDED, SequentialStop, SprtSettings, sprt_settings
+from .teams import TeamStats, team_match
 
 __all__ = [
     "SPRT_H0",
@@ -71,9 +78,11 @@ __all__ = [
     "PairingStats",
     "ResultsFileError",
     "RoundRobinResult",
+    "RulesMismatchError",
     "SequentialStop",
     "SprtSettings",
     "Task",
+    "TeamStats",
     "head_to_head",
     "pairing_stats",
     "pairings",
@@ -84,4 +93,5 @@ __all__ = [
     "schedule",
     "sprt_settings",
     "summarize",
+    "team_match",
 ]

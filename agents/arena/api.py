@@ -17,7 +17,7 @@ import numpy as np
 
 from agents.play import agent_name
 from agents.protocol.sandbox import check_sandbox
-from agents.registry import parse_spec
+from agents.registry import check_plays
 
 from .fairness import LOW_CPU_SHARE, ReferenceGuard, cpu_share, share_text
 from .options import ArenaOptions, OptionError
@@ -90,10 +90,11 @@ def summarize(names: list[str], config: dict[str, Any], lines: Sequence[GameLine
     for line in lines:
         s0, s1 = line["seats"]
         w = line["winner"]
-        played[s0, s1] += 1
-        played[s1, s0] += 1
-        score[s0, s1] += 0.5 if w is None else float(w == 0)
-        score[s1, s0] += 0.5 if w is None else float(w == 1)
+        v = line.get("match_value", 1)  # a double game counts twice (docs/rules-variants.md V1.3)
+        played[s0, s1] += v
+        played[s1, s0] += v
+        score[s0, s1] += 0.5 * v if w is None else float(v * (w == 0))
+        score[s1, s0] += 0.5 * v if w is None else float(v * (w == 1))
     ratings = bradley_terry(names, score, played, prior_draws=prior_draws)
     return RoundRobinResult(
         list(names), dict(config), pair_stats, ratings,
@@ -119,7 +120,7 @@ def _run(players: Sequence[AgentLike], opts: ArenaOptions
     try:
         ray = opts.backend == "ray"
         backend = RayBackend(opts.workers, opts.address) if ray else backend_for(opts.workers)
-        setup = Setup(tuple(players), opts.unit, opts.move_time, opts.clock, opts.sandbox)
+        setup = Setup(tuple(players), opts.unit, opts.move_time, opts.clock, opts.sandbox, opts.rules)
         counted = play_missing(setup, names, tasks, done, backend, writer=writer, progress=opts.progress,
                                stop=seq, guard=guard, report_every=opts.report_every,
                                lookahead=2 * opts.workers)
@@ -153,7 +154,7 @@ def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
         raise OptionError("{sprt} compares two bots (head-to-head), got {n} bots", n=len(players))
     for p in players:
         if isinstance(p, str):
-            parse_spec(p)  # fail fast on a bad spec, before any game or worker starts
+            check_plays(p, opts.rules)  # fail fast on a bad spec or preset, before any game or worker starts
     if opts.sandbox:
         check_sandbox()
     if any(not 0 <= r < len(players) for r in opts.reference):

@@ -19,6 +19,7 @@ from numbers import Real
 from typing import Any
 
 from agents.play import UNITS, check_clock, check_move_time
+from sixtysix_env.variants import RulesConflictError, UnknownRulesError, rules_from_spec
 
 from .sprt import SprtSettings, sprt_settings
 
@@ -38,6 +39,18 @@ class OptionError(ValueError):
         """The message with each option written as ``names`` says (default: as a keyword)."""
         values = {k: str(v) for k, v in self.values.items()}
         return self.template.format_map(_Spelling({**KEYWORDS, **names, **values}))
+
+
+class UnknownRulesOption(OptionError, UnknownRulesError):
+    """``rules`` names no preset or switch (both an OptionError and the rules' own error)."""
+
+
+class RulesConflictOption(OptionError, RulesConflictError):
+    """``rules`` combines a preset with a switch its game cannot have."""
+
+
+RULES_ERRORS: dict[type, type[OptionError]] = {UnknownRulesError: UnknownRulesOption,
+                                               RulesConflictError: RulesConflictOption}
 
 
 class _Spelling(dict):
@@ -94,6 +107,11 @@ def check_backend(value: Any) -> str:
     return value
 
 
+def check_rules(value: Any) -> str:
+    """A rules spec (docs/rules-variants.md V0), as its one spelling (``Rules.spec``)."""
+    return rules_from_spec(value).spec
+
+
 def check_path(value: Any) -> str | None:
     """A results path (str or path-like) as a str, or None."""
     return None if value is None else os.fspath(value)
@@ -120,6 +138,9 @@ class ArenaOptions:
     """``"local"`` (processes on this machine) or ``"ray"`` (see :mod:`agents.arena.ray_backend`)."""
     address: str | None = None
     """With ``backend="ray"``: the cluster to join (None: a local one started for the run)."""
+    rules: str = "german"
+    """The rules preset every game follows (a spec, docs/rules-variants.md V0), stored in its
+    one spelling; recorded in the results file, so a resume with other rules is refused."""
     move_time: float | None = None
     """Per-move limit in seconds; a bot over it forfeits the game (None: no limit)."""
     clock: str = "wall"
@@ -151,13 +172,14 @@ class ArenaOptions:
         checks: dict[str, Callable[[Any], Any]] = {
             "games": check_positive_int, "unit": check_unit, "seed": check_seed,
             "workers": check_positive_int, "move_time": check_seconds, "results_path": check_path,
-            "backend": check_backend, "clock": check_clock,
+            "backend": check_backend, "clock": check_clock, "rules": check_rules,
         }
         for name, check in checks.items():
             try:
                 object.__setattr__(self, name, check(getattr(self, name)))
             except ValueError as e:
-                raise OptionError(f"{{{name}}} {{problem}}", problem=e) from None
+                error = RULES_ERRORS.get(type(e), OptionError)
+                raise error(f"{{{name}}} {{problem}}", problem=e) from None
         every = self.report_every
         if isinstance(every, bool) or not isinstance(every, int) or every < 0:
             raise OptionError("{report_every} must be an int of at least 0, got {value}", value=every)
@@ -186,7 +208,8 @@ class ArenaOptions:
     def run_config(self, names: list[str]) -> dict[str, Any]:
         """The run's identity, as stored in the results file header: a resumed run must match it."""
         config: dict[str, Any] = {"players": names, "games": self.games, "unit": self.unit, "seed": self.seed,
-                                  "duplicate": self.duplicate, "move_time": self.move_time}
+                                  "duplicate": self.duplicate, "move_time": self.move_time,
+                                  "rules": self.rules}
         if self.clock != "wall":  # only then, so files of wall-clock runs resume as before
             config["clock"] = self.clock
         if self.sprt_test is not None:  # only then, so files of runs without it resume as before

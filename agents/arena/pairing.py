@@ -144,14 +144,15 @@ def pairing_stats(
 
 def _count_game(st: PairingStats, r: Mapping[str, Any], seat_a: int) -> int:
     """Add one game (A in ``seat_a``) to the counts of ``st``; return A's net game points."""
-    st.games += 1
+    v = r.get("match_value", 1)  # a double game counts as two (docs/rules-variants.md V1.3)
+    st.games += v
     w = r["winner"]
     if w is None:
-        st.draws += 1
+        st.draws += v
     elif w == seat_a:
-        st.a_wins += 1
+        st.a_wins += v
     else:
-        st.b_wins += 1
+        st.b_wins += v
     if r["forfeit"] is not None:
         st.forfeits += 1
         kind = kind_of(r["forfeit"]["reason"])

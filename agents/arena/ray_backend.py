@@ -43,10 +43,10 @@ class GameWorker:
     """One Ray actor's env; plays one task at a time with fresh bots (wrapped by ``ray.remote``)."""
 
     def __init__(self, setup: Setup) -> None:
-        from agents.play import make_env
+        from .runner import env_for
 
         self.setup = setup
-        self.env = make_env(setup.unit)
+        self.env = env_for(setup)
 
     def play(self, task: Task) -> GameLine:
         return play_task(self.setup, self.env, task)

@@ -38,6 +38,7 @@ from agents.play import UNITS, make_env
 from sixtysix_env.actions import N_ACTIONS, action_name
 from sixtysix_env.cards import names_of
 from sixtysix_env.engine import PLAYER_IDS, WINDOW_NAMES
+from sixtysix_env.variants import rules_from_spec
 
 from .fairness import seconds_ok
 
@@ -48,6 +49,20 @@ MUTABLE_KEYS = frozenset({"games", "workers", "progress"})
 
 class ResultsFileError(ValueError):
     """A results file that is not an arena's, belongs to another run, or would be overwritten."""
+
+
+class RulesMismatchError(ResultsFileError):
+    """A resume whose rules preset differs from the one the results file was played under."""
+
+
+# Defaults of config keys that older results files do not have (their runs used the default).
+CONFIG_DEFAULTS: dict[str, Any] = {"rules": "german"}
+
+
+def rules_of(config: Mapping[str, Any]) -> str:
+    """The rules spec a results file's config was played under (German for files from before presets)."""
+    rules = config.get("rules", CONFIG_DEFAULTS["rules"])
+    return rules if isinstance(rules, str) else repr(rules)
 
 
 def dumps(obj: Any) -> str:
@@ -84,6 +99,7 @@ GAME_FIELDS: dict[str, tuple[type, ...]] = {
 MAX_INDEX = 1 << 40  # game indices, player numbers and counts beyond any run
 MAX_SEED = 1 << 256
 MAX_ACTIONS = 100_000
+MAX_POINTS = 100  # game points of a deal: 3 at most, plus any draw bonus (docs/rules-variants.md V1.2)
 
 
 def _int(x: Any, lo: int = 0, hi: int = MAX_INDEX) -> bool:
@@ -96,7 +112,7 @@ def _pair(x: Any, ok: Any) -> bool:
 
 def _deal_ok(d: Any) -> bool:
     return (isinstance(d, dict) and d.get("winner") in (None, 0, 1) and type(d.get("winner")) is not bool
-            and _int(d.get("game_points"), 0, 4) and isinstance(d.get("reason"), str))
+            and _int(d.get("game_points"), 0, MAX_POINTS) and isinstance(d.get("reason"), str))
 
 
 def game_problem(obj: Any) -> str | None:
@@ -120,6 +136,7 @@ def game_problem(obj: Any) -> str | None:
         "actions": len(obj["actions"]) <= MAX_ACTIONS and all(_int(a, 0, N_ACTIONS) for a in obj["actions"]),
         "deals": len(obj["deals"]) <= MAX_ACTIONS and all(_deal_ok(d) for d in obj["deals"]),
         "cpu": obj.get("cpu") is None or _cpu_ok(obj["cpu"]),
+        "match_value": obj.get("match_value", 1) in (1, 2) and type(obj.get("match_value", 1)) is int,
     }
     bad = [k for k, ok in checks.items() if not ok]
     if bad:
@@ -131,6 +148,22 @@ def game_problem(obj: Any) -> str | None:
                               and isinstance(f.get("reason"), str) and isinstance(f.get("detail", ""), str)):
         return "a malformed forfeit"
     return None
+
+
+TEAM = "team"  # the line type of one duplicate deal of a four-player team match (agents.arena.teams)
+TEAM_KEY = "players_per_game"  # a team match's header config says 4 here
+
+
+def team_problem(obj: Any) -> str | None:
+    """Why ``obj`` is not a well-formed team-deal line, or None: its index and the deal's two
+    results ``[winning team or null, game points]`` (team A in seats 0/2, then in 1/3)."""
+    if not isinstance(obj, dict) or obj.get("type") != TEAM:
+        return "not a team deal record"
+    results = obj.get("results")
+    ok = (_int(obj.get("index")) and isinstance(results, list) and len(results) == 2
+          and all(isinstance(r, list) and len(r) == 2 and r[0] in (None, 0, 1) and type(r[0]) is not bool
+                  and _int(r[1], 0, MAX_POINTS) for r in results))
+    return None if ok else "'index' or 'results' is out of range or malformed"
 
 
 def _cpu_ok(c: Any) -> bool:
@@ -173,7 +206,8 @@ def _parse_lines(path: str, data: bytes | None = None) -> tuple[dict[str, Any] |
                 )
             header = obj
             continue
-        problem = problem or game_problem(obj)
+        check = team_problem if header["config"].get(TEAM_KEY) == 4 else game_problem
+        problem = problem or check(obj)
         if problem is None:
             games.append(obj)
         else:
@@ -217,7 +251,8 @@ def recorded_seed(path: str) -> int | None:
 def config_mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """Keys whose values differ between two run configs (ignoring MUTABLE_KEYS)."""
     keys = (set(old) | set(new)) - MUTABLE_KEYS
-    return sorted(k for k in keys if old.get(k) != new.get(k))
+    return sorted(k for k in keys
+                  if old.get(k, CONFIG_DEFAULTS.get(k)) != new.get(k, CONFIG_DEFAULTS.get(k)))
 
 
 class ResultsWriter:
@@ -292,6 +327,12 @@ def _claim(path: str, fd: int, config: dict[str, Any], resume: bool) -> list[dic
         )
     if header is not None and games:
         diff = config_mismatch(header["config"], config)
+        if "rules" in diff:
+            raise RulesMismatchError(
+                f"{path} was played under rules {rules_of(header['config'])!r}, this run asks for "
+                f"{rules_of(config)!r}: resume with --rules {rules_of(header['config'])} "
+                "or choose another path"
+            )
         if diff:
             details = "; ".join(
                 f"{k}: file has {header['config'].get(k)!r}, this run {config.get(k)!r}" for k in diff
@@ -323,10 +364,17 @@ def iter_games(path: str) -> Iterator[dict[str, Any]]:
 
 def find_game(path: str, index: int) -> dict[str, Any]:
     """The record of game ``index`` in a results file (ValueError if absent)."""
-    _, games = read_results(path)
+    return find_game_of(path, index)[1]
+
+
+def find_game_of(path: str, index: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The results file's header and the record of its game ``index`` (ValueError if absent)."""
+    header, games = read_results(path)
+    if header["config"].get(TEAM_KEY) == 4:
+        raise ValueError(f"{path} holds a four-player team match: its deals have no replay")
     for g in games:
         if g["index"] == index:
-            return g
+            return header, g
     have = f"{games[0]['index']}..{games[-1]['index']}" if games else "none"
     raise ValueError(f"{path} has no game {index} (recorded game indices: {have}, {len(games)} games)")
 
@@ -339,14 +387,17 @@ def replay(path: str, index: int, board: bool = True) -> Iterator[str]:
     ``ValueError`` if the replayed deals differ from the recorded ones (a
     different engine version, or an edited file).
     """
-    g = find_game(path, index)
+    header, g = find_game_of(path, index)
     unit = g["unit"]
     players = g["players"]
-    env = make_env(unit, render_mode="ansi", render_view="all", info_mode="rich")  # a replay is a spectator
+    rules = rules_from_spec(rules_of(header["config"]))  # a file's bad spec: a named rules error
+    env = make_env(unit, render_mode="ansi", render_view="all", info_mode="rich",  # a replay is a spectator
+                   rules=rules)
     env.reset(seed=g["seed"])
     raw = env.unwrapped
-    what = "a match to 7" if unit == "match" else "a single deal"
-    yield (f"game {index}: {players[0]} (player_0) vs {players[1]} (player_1), {what}, "
+    what = f"a match to {rules.match_target}" if unit == "match" else "a single deal"
+    under = "" if rules.spec == "german" else f", rules {rules.spec}"
+    yield (f"game {index}: {players[0]} (player_0) vs {players[1]} (player_1), {what}{under}, "
            f"seed {g['seed']}")
     deal_no, new_deal, last_k = 0, True, None
     for n, action in enumerate(g["actions"], start=1):

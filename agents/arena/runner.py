@@ -49,6 +49,7 @@ class Setup:
     move_time: float | None
     clock: str = WALL
     sandbox: bool = False
+    rules: str = "german"
 
 
 Queue = deque[Task]
@@ -78,12 +79,28 @@ def close_built(players: Sequence[AgentLike], agents: Sequence[Agent]) -> None:
             agent.close()
 
 
-def game_line(task: Task, rec: GameRecord) -> GameLine:
-    """The results-file line of a finished game: where it sits in the schedule, then the record."""
+def game_line(task: Task, rec: GameRecord, match_value: int = 1) -> GameLine:
+    """The results-file line of a finished game: where it sits in the schedule, then the record;
+    ``match_value`` 2 for a double game (docs/rules-variants.md V1.3), stored only then."""
     d = {"type": "game", "index": task.index, "pairing": [task.a, task.b], "seats": list(task.seats),
          "cluster": task.cluster}
     d.update(rec.to_dict())
+    if match_value != 1:
+        d["match_value"] = match_value
     return d
+
+
+def env_for(setup: Setup) -> Any:
+    """The env every game of a run is played in: its unit and rules preset."""
+    return make_env(setup.unit, rules=setup.rules)
+
+
+def match_value(rec: GameRecord, env: Any) -> int:
+    """What a finished game counts for: the engine's match value of a match won on the cards
+    (a forfeit or a single deal counts once)."""
+    if rec.unit != "match" or rec.forfeit is not None:
+        return 1
+    return int(env.unwrapped.game_state.match_value)
 
 
 def play_task(setup: Setup, env: Any, task: Task, wrap: Any = None) -> GameLine:
@@ -96,7 +113,7 @@ def play_task(setup: Setup, env: Any, task: Task, wrap: Any = None) -> GameLine:
                         agent_seeds=task.agent_seeds, env=env, clock=setup.clock)
     finally:
         close_built([setup.players[p] for p in task.seats], agents)
-    return game_line(task, rec)
+    return game_line(task, rec, match_value(rec, env))
 
 
 class InProcess:
@@ -106,7 +123,7 @@ class InProcess:
         env = None
         while tasks:
             task = tasks.popleft()
-            env = env or make_env(setup.unit)
+            env = env or env_for(setup)
             yield play_task(setup, env, task)
 
 
@@ -144,7 +161,7 @@ class _Tracked:
 def _worker_task(task: Task) -> GameLine:
     setup: Setup = _W["setup"]
     if _W["env"] is None:
-        _W["env"] = make_env(setup.unit)
+        _W["env"] = env_for(setup)
     turn = _W["turn"]
     turn.value = -1
     return play_task(setup, _W["env"], task, lambda a, p: _Tracked(a, p, turn))

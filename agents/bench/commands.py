@@ -35,6 +35,8 @@ def add_parsers(sub: Any) -> None:
     b.add_argument("--sandbox", dest="sandbox", action="store_true", default=AUTO,
                    help="run an exec: bot in bubblewrap (default: when bubblewrap works here)")
     b.add_argument("--no-sandbox", dest="sandbox", action="store_false", help="never sandbox the bot")
+    b.add_argument("--rules", default="german", metavar="SPEC",
+                   help="rules preset: only german (the ladder is calibrated on it; others are refused)")
     lb = sub.add_parser("leaderboard", help="merge bench results into one Markdown table")
     lb.add_argument("files", nargs="+", help="bench.json files (or bench output folders)")
     lb.add_argument("--markdown", help="also write the table to this file")
@@ -46,7 +48,7 @@ def main(args: argparse.Namespace) -> int:
     if args.command == "bench":
         out = args.out or os.path.join("runs", "bench", "".join(c if c.isalnum() else "_" for c in args.spec))
         result = bench(args.spec, BenchOptions(out, args.workers, args.max_games, args.ladder, args.progress,
-                                               args.seed, args.sandbox))
+                                               args.seed, args.sandbox, args.rules))
         lo, hi = result["elo_ci"]
         mark = " (UNRELIABLE: forfeits decided matches)" if result["unreliable"] else ""
         print(f"{args.spec}: {result['elo']:.0f} [{lo:.0f}, {hi:.0f}]{mark} after {result['games']} matches; "

@@ -40,6 +40,7 @@ from agents.arena.records import parse_line
 from agents.arena.schedule import SECRET_BITS, derive
 from agents.forfeits import KINDS
 from agents.protocol.sandbox import sandbox_problem
+from sixtysix_env.variants import GERMAN, rules_from_spec
 
 from .ladder import Ladder, fit_rating, load_ladder
 from .report import write_reports
@@ -61,6 +62,21 @@ class BenchOptions:
     progress: bool = False
     seed: int | None = None  # None: a secret seed per rung; an int: reproducible, for trusted bots only
     sandbox: bool | str = AUTO  # True, False, or "auto": when bubblewrap works here
+    rules: str = "german"  # only German: the ladder is calibrated on it (check_bench_rules)
+
+
+class BenchRulesError(ValueError):
+    """A bench asked for rules other than plain German, which the ladder is not calibrated on."""
+
+
+def check_bench_rules(spec: str) -> None:
+    """Refuse any preset but plain German (a bad spec is the preset's own named error)."""
+    rules = rules_from_spec(spec)
+    if rules != GERMAN:
+        raise BenchRulesError(
+            f"--rules {rules.spec}: the bench ladder is calibrated on plain German rules only; "
+            f"compare bots under {rules.spec} with 'sixtysix arena --rules {rules.spec} A B'"
+        )
 
 
 def rung_file(out: str, rung: str) -> str:
@@ -85,6 +101,7 @@ def use_sandbox(spec: str, sandbox: bool | str) -> bool:
 
 def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
     """Play (or finish) the bench of ``spec``; write ``bench.md/.json/.png`` in ``out``; return the JSON."""
+    check_bench_rules(options.rules)
     ladder = load_ladder(options.ladder_path)
     os.makedirs(options.out, exist_ok=True)
     sandbox = use_sandbox(spec, options.sandbox)

@@ -242,8 +242,9 @@ function renderSide() {
   $("match-opp").textContent = f.match.opponent;
   $("match-opp-name").textContent = g.bot;
   const dealer = f.dealer === "you" ? "you" : g.bot;
-  $("match-info").textContent = g.episode === "match"
-    ? `Match to ${f.match.target} · deal ${f.deal} · dealer ${dealer}` : `One deal · dealer ${dealer}`;
+  const rules = g.rules === "german" ? "" : ` · ${g.rules}`;
+  $("match-info").textContent = (g.episode === "match"
+    ? `Match to ${f.match.target} · deal ${f.deal} · dealer ${dealer}` : `One deal · dealer ${dealer}`) + rules;
   $("hint-btn").disabled = !hintAllowed();
   $("hint-bot").textContent = g.hint_bot ? `Hints from ${g.hint_bot}` : "No hint bot in this game";
   $("resign-btn").disabled = g.over;
@@ -368,13 +369,16 @@ async function loadBots() {
   for (const [sel, value] of [[vs, b.vs], [hint, b.hint]]) {
     if (![...sel.options].some((o) => o.value === value)) sel.append(new Option(value, value, true, true));
   }
+  const rules = $("rules");
+  rules.replaceChildren();
+  for (const r of b.rules) rules.append(new Option(r, r, r === b.rules_default, r === b.rules_default));
 }
 
 async function newGame(submit) {
   if (submit) submit.preventDefault();
   const g = P.game;
   if (g && !g.over && !confirm("Abandon the game in progress and start a new one? It is not saved.")) return;
-  const body = { vs: $("vs").value, hint: $("hint").value, episode: $("episode").value };
+  const body = { vs: $("vs").value, hint: $("hint").value, episode: $("episode").value, rules: $("rules").value };
   const seed = $("seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
   const seat = $("seat").value;

@@ -264,3 +264,22 @@ def test_phone_and_desktop_layout(start_server, browser, tmp_path, width):
     assert not overlap(m["names"][0][0], m["names"][1][0])
     assert m["numberRoom"] >= m["number"], m  # four-digit move numbers keep their first digit
     assert " 1 tricks" not in d.find_element(By.ID, "v-table").text
+
+
+def test_a_schnapsen_game_chosen_in_the_page_shows_five_cards(start_server, browser):
+    """The rules select offers the server's presets; a Schnapsen game deals five cards and
+    the page shows all five (and names the preset beside the match)."""
+    base, _ = start_server("--hint", "none")
+    d = browser
+    d.get(base + "/?fast=1")
+    wait_until(lambda: d.find_elements(By.CSS_SELECTOR, "#rules option[value=schnapsen]"))
+    assert Select(d.find_element(By.ID, "rules")).first_selected_option.get_attribute("value") == "german"
+    Select(d.find_element(By.ID, "vs")).select_by_value("random")
+    Select(d.find_element(By.ID, "rules")).select_by_value("schnapsen")
+    d.find_element(By.ID, "seed").send_keys("7")
+    Select(d.find_element(By.ID, "seat")).select_by_value("0")
+    d.find_element(By.ID, "new").click()
+    wait_until(lambda: table(d)["turn"] == "you", message="never my turn")
+    hand = table(d)["hand"].split()
+    assert len(hand) == 5 and not any(c.startswith("9") for c in hand), hand
+    assert "schnapsen" in d.find_element(By.ID, "match-info").text
