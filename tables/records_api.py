@@ -19,7 +19,8 @@ import tempfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agents.arena.records import TEAM_KEY, ResultsFileError, read_results
+from agents.arena.lines import TEAM_KEY
+from agents.arena.records import ResultsFileError, read_results
 
 from .endpoint import ApiError, checked_int, client_of, endpoint, json_object, owner_of, parse_int, read_body
 from .games import Busy, Tables

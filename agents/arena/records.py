@@ -34,13 +34,18 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from agents.play import UNITS, make_env
-from sixtysix_env.actions import N_ACTIONS, action_name
+from agents.play import make_env
+from sixtysix_env.actions import action_name
 from sixtysix_env.cards import names_of
 from sixtysix_env.engine import PLAYER_IDS, WINDOW_NAMES
 from sixtysix_env.variants import rules_from_spec
 
-from .fairness import seconds_ok
+from .lines import (
+    TEAM_KEY,
+    game_problem,
+    parse_line,
+    team_problem,
+)
 
 FORMAT = "sixtysix-arena/1"
 # Config keys that may differ between a run and its resumption.
@@ -87,97 +92,6 @@ class Warn:
     def done(self, what: str = "damaged lines skipped") -> None:
         if self.count > self.limit:
             print(f"warning: {self.path}: {self.count} {what} in all", file=sys.stderr)
-
-
-# A game line's fields and the types they must have (bools are not ints here).
-_INT, _LIST, _OPT_INT = (int,), (list,), (int, type(None))
-GAME_FIELDS: dict[str, tuple[type, ...]] = {
-    "index": _INT, "seed": _INT, "seats": _LIST, "pairing": _LIST, "cluster": _INT, "unit": (str,),
-    "players": _LIST, "agent_seeds": _LIST, "winner": _OPT_INT, "match_score": _LIST, "deals": _LIST,
-    "forfeit": (dict, type(None)), "actions": _LIST,
-}
-MAX_INDEX = 1 << 40  # game indices, player numbers and counts beyond any run
-MAX_SEED = 1 << 256
-MAX_ACTIONS = 100_000
-MAX_POINTS = 100  # game points of a deal: 3 at most, plus any draw bonus (docs/rules-variants.md V1.2)
-
-
-def _int(x: Any, lo: int = 0, hi: int = MAX_INDEX) -> bool:
-    return type(x) is int and lo <= x < hi
-
-
-def _pair(x: Any, ok: Any) -> bool:
-    return isinstance(x, list) and len(x) == 2 and all(ok(v) for v in x)
-
-
-def _deal_ok(d: Any) -> bool:
-    return (isinstance(d, dict) and d.get("winner") in (None, 0, 1) and type(d.get("winner")) is not bool
-            and _int(d.get("game_points"), 0, MAX_POINTS) and isinstance(d.get("reason"), str))
-
-
-def game_problem(obj: Any) -> str | None:
-    """Why ``obj`` is not a well-formed game line, or None if it is (every field, every element)."""
-    if not isinstance(obj, dict) or obj.get("type") != "game":
-        return "not a game record"
-    for key, types in GAME_FIELDS.items():
-        value = obj.get(key, KeyError)
-        if value is KeyError:
-            return f"no {key!r}"
-        if isinstance(value, bool) or not isinstance(value, types):
-            return f"{key!r} is {type(value).__name__}"
-    checks = {
-        "index": _int(obj["index"]), "seed": _int(obj["seed"], -MAX_SEED, MAX_SEED),
-        "cluster": _int(obj["cluster"]), "unit": obj["unit"] in UNITS,
-        "winner": obj["winner"] in (None, 0, 1),
-        "seats": _pair(obj["seats"], _int), "pairing": _pair(obj["pairing"], _int),
-        "players": _pair(obj["players"], lambda v: isinstance(v, str)),
-        "agent_seeds": _pair(obj["agent_seeds"], lambda v: _int(v, -MAX_SEED, MAX_SEED)),
-        "match_score": _pair(obj["match_score"], lambda v: _int(v, 0, 100)),
-        "actions": len(obj["actions"]) <= MAX_ACTIONS and all(_int(a, 0, N_ACTIONS) for a in obj["actions"]),
-        "deals": len(obj["deals"]) <= MAX_ACTIONS and all(_deal_ok(d) for d in obj["deals"]),
-        "cpu": obj.get("cpu") is None or _cpu_ok(obj["cpu"]),
-        "match_value": obj.get("match_value", 1) in (1, 2) and type(obj.get("match_value", 1)) is int,
-    }
-    bad = [k for k, ok in checks.items() if not ok]
-    if bad:
-        return f"{bad[0]!r} is out of range or malformed"
-    if sorted(obj["seats"]) != sorted(obj["pairing"]):
-        return "'seats' do not match 'pairing'"
-    f = obj["forfeit"]
-    if f is not None and not (f.get("seat") in (0, 1) and type(f.get("seat")) is int
-                              and isinstance(f.get("reason"), str) and isinstance(f.get("detail", ""), str)):
-        return "a malformed forfeit"
-    return None
-
-
-TEAM = "team"  # the line type of one duplicate deal of a four-player team match (agents.arena.teams)
-TEAM_KEY = "players_per_game"  # a team match's header config says 4 here
-
-
-def team_problem(obj: Any) -> str | None:
-    """Why ``obj`` is not a well-formed team-deal line, or None: its index and the deal's two
-    results ``[winning team or null, game points]`` (team A in seats 0/2, then in 1/3)."""
-    if not isinstance(obj, dict) or obj.get("type") != TEAM:
-        return "not a team deal record"
-    results = obj.get("results")
-    ok = (_int(obj.get("index")) and isinstance(results, list) and len(results) == 2
-          and all(isinstance(r, list) and len(r) == 2 and r[0] in (None, 0, 1) and type(r[0]) is not bool
-                  and _int(r[1], 0, MAX_POINTS) for r in results))
-    return None if ok else "'index' or 'results' is out of range or malformed"
-
-
-def _cpu_ok(c: Any) -> bool:
-    return isinstance(c, dict) and all(seconds_ok(c.get(k)) for k in ("wall", "cpu"))
-
-
-def parse_line(raw: bytes) -> tuple[Any, str | None]:
-    """One results line as JSON: (the object, None), or (None, why it is not JSON) for any bytes."""
-    try:
-        return json.loads(raw), None
-    except RecursionError:
-        return None, "nested too deeply"
-    except (ValueError, MemoryError) as e:  # bad JSON or UTF-8, an int too long to convert
-        return None, f"not JSON ({str(e)[:80]})"
 
 
 def _parse_lines(path: str, data: bytes | None = None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:

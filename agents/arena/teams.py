@@ -23,8 +23,9 @@ from typing import Any
 from agents.four import make_four_agent
 from agents.four.match import DealResult, duplicate_deals
 
+from .lines import TEAM, TEAM_KEY
 from .options import ArenaOptions, OptionError
-from .records import TEAM, TEAM_KEY, open_results, recorded_seed
+from .records import open_results, recorded_seed
 from .schedule import secret_seed
 from .stats import ratio_interval
 

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.arena import head_to_head
+from agents.arena.lines import parse_line
 from agents.arena.pairing import PairingStats, jsonable
-from agents.arena.records import parse_line
 from agents.arena.schedule import SECRET_BITS, derive
 from agents.forfeits import KINDS
 from agents.protocol.sandbox import sandbox_problem

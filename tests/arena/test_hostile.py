@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agents.arena import head_to_head, read_results, replay
-from agents.arena.records import game_problem
+from agents.arena.lines import game_problem
 from agents.cli import main
 from agents.play import make_env
 from agents.random_agent import RandomAgent
