@@ -74,7 +74,7 @@ def test_a_whole_match_by_clicking_then_the_viewer(start_server, browser, tmp_pa
     shots = Path(os.environ.get("SIXTYSIX_SCREENSHOTS") or tmp_path / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)
     arena = str(tmp_path / "arena.jsonl")
-    round_robin(["heuristic", "random"], games=2, results_path=arena, progress=False)
+    round_robin(["heuristic", "random"], games=2, results_path=arena, progress=False, seed=0)
     base, _ = start_server("--records", arena, "--hint", "pimc:worlds=16")
     d = browser
     d.get(base + "/?fast=1")
@@ -213,7 +213,7 @@ def test_phone_and_desktop_layout(start_server, browser, tmp_path, width):
     shots = Path(os.environ.get("SIXTYSIX_SCREENSHOTS") or tmp_path / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)
     arena = str(tmp_path / "arena.jsonl")
-    round_robin(["heuristic", "random"], games=1, results_path=arena, progress=False)
+    round_robin(["heuristic", "random"], games=1, results_path=arena, progress=False, seed=0)
     base, _ = start_server("--records", arena, "--hint", "none")
     d = browser
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",

@@ -182,7 +182,7 @@ def test_the_viewer_reads_arena_records_and_uploads(start_server, tmp_path):
     from agents.arena import round_robin
 
     arena = str(tmp_path / "arena.jsonl")
-    round_robin(["heuristic", "random"], games=2, results_path=arena, progress=False)
+    round_robin(["heuristic", "random"], games=2, results_path=arena, progress=False, seed=0)
     base, _ = start_server("--records", arena)
     with client(base) as c:
         sources = c.get("/api/records").json()["sources"]
