@@ -66,17 +66,18 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sixtysix_env.actions import check_action, describe_action
 from sixtysix_env.aec import env as aec_env
-from sixtysix_env.engine import OVER, PLAYER_IDS, State
+from sixtysix_env.engine import OVER, State
 from sixtysix_env.knowledge import PlayerView, view
 from sixtysix_env.seeding import derive_seed
 
 from .base import Agent
-from .forfeits import EXCEPTION, ILLEGAL, TIMEOUT, kind_of
+from .forfeits import EXCEPTION, ILLEGAL, TIMEOUT
+from .record import GameRecord
 from .search.budget import MAX_MOVE_TIME, Anytime, gc_paused
 
 UNITS = ("match", "deal")
@@ -86,7 +87,7 @@ WALL_CAP = 30.0  # a CPU-timed move may take this many times its limit (plus WAL
 WALL_SLACK = 2.0
 
 __all__ = ["CLOCKS", "CPU", "EXCEPTION", "ILLEGAL", "TIMEOUT", "UNITS", "WALL", "GameRecord", "agent_name",
-           "check_clock", "check_move_time", "decide", "deal_dict", "derive_seed", "make_env", "play_deal",
+           "check_clock", "check_move_time", "decide", "derive_seed", "make_env", "play_deal",
            "play_game"]
 
 
@@ -122,68 +123,6 @@ def agent_name(agent: Any) -> str:
         return str(agent.name)
     except Exception:  # noqa: BLE001 - a broken name is the bot's problem, not the arena's
         return type(agent).__name__
-
-
-@dataclass
-class GameRecord:
-    """One finished game (a match to 7, or a single deal), seat by seat.
-
-    ``winner`` is the winning seat (0/1) or None for a drawn single deal;
-    ``deals`` lists every completed deal as ``{"winner", "game_points",
-    "reason", "scores"}``; ``forfeit`` is None or ``{"seat", "reason",
-    "detail", "kind"}`` with reason "timeout", "exception" or "illegal", or an
-    external bot's "crash", "malformed" or "protocol", and its
-    :class:`~agents.forfeits.ForfeitKind` (the deal in progress at a forfeit
-    is not in ``deals``). ``actions`` is every action applied in order (empty
-    with ``record=False``), enough to replay the game from ``seed``. ``cpu``
-    is ``{"wall", "cpu"}``: seconds the game took and CPU seconds this process
-    and the bots' processes spent in it.
-    """
-
-    seed: int
-    unit: str
-    players: tuple[str, str]
-    agent_seeds: tuple[int, int]
-    winner: int | None = None
-    match_score: tuple[int, int] = (0, 0)
-    deals: list[dict[str, Any]] = field(default_factory=list)
-    forfeit: dict[str, Any] | None = None
-    actions: list[int] = field(default_factory=list)
-    moves: int = 0
-    cpu: dict[str, float] | None = field(default=None, compare=False)  # measured, so not part of equality
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (shares the ``deals`` dicts and ``actions`` list; by hand, as
-        ``dataclasses.asdict`` deep-copies, a measurable share of an arena run)."""
-        return {
-            "seed": self.seed,
-            "unit": self.unit,
-            "players": list(self.players),
-            "agent_seeds": list(self.agent_seeds),
-            "winner": self.winner,
-            "match_score": list(self.match_score),
-            "deals": self.deals,
-            "forfeit": self.forfeit,
-            "actions": self.actions,
-            "moves": self.moves,
-            "cpu": self.cpu,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> GameRecord:
-        return cls(
-            seed=d["seed"],
-            unit=d["unit"],
-            players=tuple(d["players"]),  # type: ignore[arg-type]
-            agent_seeds=tuple(d["agent_seeds"]),  # type: ignore[arg-type]
-            winner=d["winner"],
-            match_score=tuple(d["match_score"]),  # type: ignore[arg-type]
-            deals=list(d["deals"]),
-            forfeit=d["forfeit"],
-            actions=list(d.get("actions", [])),
-            moves=d.get("moves", 0),
-            cpu=d.get("cpu"),
-        )
 
 
 class MoveTimeout(BaseException):
@@ -243,18 +182,6 @@ def play_deal(state: State, agents: Sequence[Agent], hook: Hook | None = None) -
         a = hook(state, v) if hook is not None else None
         state.apply(decide(agents[state.to_act], v, state) if a is None else a)
     return state
-
-
-def deal_dict(result: dict[str, Any]) -> dict[str, Any]:
-    """The env's ``last_deal_result`` with seats as 0/1 (compact in JSON)."""
-    winner = result["winner"]
-    scores = result.get("scores") or {}
-    return {
-        "winner": None if winner is None else PLAYER_IDS.index(winner),
-        "game_points": int(result["game_points"]),
-        "reason": result["reason"],
-        "scores": [int(scores.get(a, 0)) for a in PLAYER_IDS],
-    }
 
 
 def play_game(
@@ -445,7 +372,7 @@ def _guarded(rec: GameRecord, seat: int, raw: Any, fn: Callable[..., Any], *args
     except BaseException as e:  # noqa: BLE001 - SystemExit from a bot is its forfeit, not the run's end
         if rec.forfeit is None:
             what = getattr(fn, "__name__", "hook")
-            _forfeit(rec, seat, _reason(e), f"{what}: {_error_text(e)}", raw)
+            rec.lose_by_forfeit(seat, _reason(e), f"{what}: {_error_text(e)}", _scores(raw))
         return False
     return True
 
@@ -472,8 +399,6 @@ def _hook_all(agents: tuple[Agent, Agent], hook: str, rec: GameRecord, raw: Any,
 
 def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limit: Limit, alarm: bool,
           record: bool, meters: Meters) -> None:
-    actions = rec.actions
-    deals = rec.deals
     perf = time.perf_counter
     move_time = limit.seconds
     while True:
@@ -496,33 +421,30 @@ def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limi
                     _disarm(limit)
                 _ARMED[0] = False
         except MoveTimeout as e:
-            _forfeit(rec, seat, TIMEOUT, _timeout_text(limit, e.cpu), raw)
+            rec.lose_by_forfeit(seat, TIMEOUT, _timeout_text(limit, e.cpu), _scores(raw))
             return
         except KeyboardInterrupt:
             raise
         except BaseException as e:  # noqa: BLE001 - any bot crash (sys.exit() too) is a forfeit
-            _forfeit(rec, seat, _reason(e), _error_text(e), raw)
+            rec.lose_by_forfeit(seat, _reason(e), _error_text(e), _scores(raw))
             return
         if move_time is not None:
             late = _overrun(limit, perf() - start, meters.used(seat, cpu_start) if limit.cpu else 0.0)
             if late:
-                _forfeit(rec, seat, TIMEOUT, late, raw)
+                rec.lose_by_forfeit(seat, TIMEOUT, late, _scores(raw))
                 return
         try:
             a = check_action(action, legal)
         except Exception:  # noqa: BLE001 - IllegalActionError, or a hostile object's own error
-            _forfeit(rec, seat, ILLEGAL, f"illegal action {_describe(action)}", raw)
+            rec.lose_by_forfeit(seat, ILLEGAL, f"illegal action {_describe(action)}", _scores(raw))
             return
         env.step(a)
-        rec.moves += 1
-        if record:
-            actions.append(a)
+        rec.add_move(a, record)
         if raw.infos["player_0"]["deal_over"]:  # a deal ended in this step
-            deals.append(deal_dict(raw.last_deal_result))
-            _hook_all(agents, "deal_end", rec, raw, deals[-1])
+            _hook_all(agents, "deal_end", rec, raw, rec.add_deal(raw.last_deal_result))
             if rec.forfeit is not None:
                 return
-    _finish(rec, raw)
+    rec.finish(_scores(raw))
 
 
 def _timeout_text(limit: Limit, by_cpu: bool) -> str:
@@ -558,26 +480,7 @@ def _describe(action: Any) -> str:
     return what
 
 
-def _match_score(raw: Any) -> tuple[int, int]:
+def _scores(raw: Any) -> tuple[int, int]:
+    """The match score the engine holds now."""
     ms = raw.game_state.match_scores
     return (int(ms[0]), int(ms[1]))
-
-
-def _finish(rec: GameRecord, raw: Any) -> None:
-    if rec.unit == "deal":
-        last = rec.deals[-1] if rec.deals else None
-        rec.winner = last["winner"] if last else None
-        score = [0, 0]
-        if last and last["winner"] is not None:
-            score[last["winner"]] = last["game_points"]
-        rec.match_score = (score[0], score[1])
-    else:
-        rec.match_score = _match_score(raw)
-        rec.winner = 0 if rec.match_score[0] > rec.match_score[1] else 1
-
-
-def _forfeit(rec: GameRecord, seat: int, reason: str, detail: str, raw: Any) -> None:
-    rec.forfeit = {"seat": seat, "reason": reason, "detail": detail[:500], "kind": kind_of(reason)}
-    rec.winner = 1 - seat
-    if rec.unit == "match":
-        rec.match_score = _match_score(raw)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agents.play import GameRecord
+from agents.record import GameRecord
 from sixtysix_env import PlayerView
 from sixtysix_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE
 from sixtysix_env.cards import CARD_NAMES, SUIT_NAMES, cards_of

@@ -1,6 +1,6 @@
 """The seam between the arena and the estimator: a finished game line in, corrected points out.
 
-A game line (``agents.play.GameRecord.to_dict()`` plus the arena's keys)
+A game line (``agents.record.GameRecord.to_dict()`` plus the arena's keys)
 holds the card seed, the unit and every action, so its deals can be
 replayed with the engine exactly as the environment dealt them
 (:func:`sixtysix_env.aec.first_deal`, then :func:`~sixtysix_env.deals.next_deal`
