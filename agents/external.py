@@ -36,7 +36,7 @@ command runs inside bubblewrap (:mod:`agents.protocol.sandbox`): no network,
 none of the arena's files. Under the CPU time control (the play loop's
 ``time_control("cpu", s)`` hook) a move may use ``s`` seconds of CPU time of
 the bot's whole process tree, counted from its previous reply
-(:meth:`ExternalAgent.cpu_time`), and at most :func:`~agents.play.wall_cap`
+(:meth:`ExternalAgent.cpu_time`), and at most :func:`~agents.movetime.wall_cap`
 of wall time.
 """
 
@@ -57,7 +57,7 @@ from typing import Any
 from sixtysix_env.knowledge import PlayerView
 
 from .base import BaseAgent
-from .play import wall_cap
+from .movetime import wall_cap
 from .protocol.messages import (
     BotCrash,
     BotProtocolError,

@@ -14,28 +14,19 @@ returns anything but a legal action id. A bot's ``name`` is shown with
 ``str()`` (its type's name if even that fails), and what a bot prints goes to
 stderr, never into the caller's stdout.
 
-Time limits: ``clock`` chooses what ``move_time`` limits. ``"wall"``: the
-bot's ``act`` call is timed with ``time.perf_counter``. ``"cpu"``: the bot's
-own CPU time is, so a busy machine slows a bot down without making it lose
-on time: an in-process bot's is this process's CPU time during ``act``
-(``time.process_time``: its threads included); a bot with a ``cpu_time()``
-method (an external bot: its whole process tree) is measured by it, from the
-end of its previous move (thinking between moves counts). Search bots
-(:class:`~agents.search.budget.Anytime`) then budget by the same CPU clock.
-A CPU-timed move also has a wall-clock cap (:func:`wall_cap`: 30 times the
-limit plus 2 s), so a bot that sleeps cannot hang a game.
-A move over its limit is forfeited when it returns (measure-and-forfeit).
-On Unix, when called from the main thread (which is true in arena worker
-processes), interval timers (``SIGALRM``; ``SIGPROF`` for CPU time)
-additionally interrupt a bot still thinking at the deadline, so a bot stuck
-in a Python loop cannot hang the arena. The alarm raises :class:`MoveTimeout`, a
-``BaseException``, so a bot's ``except Exception`` cannot swallow it. Code
-that never returns to the Python interpreter (a long C call) is only caught
-when it returns. Python's cyclic garbage collector is paused during a move
+Time limits: ``move_time`` on a ``clock`` (``"wall"`` or ``"cpu"``: the bot's
+own CPU time), as :mod:`agents.movetime` defines and measures them; search
+bots (:class:`~agents.search.budget.Anytime`) then budget by the same clock.
+A move over its limit is forfeited when it returns; on Unix, from the main
+thread (as in arena worker processes), an alarm also interrupts a bot still
+thinking at the deadline with :class:`~agents.movetime.MoveTimeout`, a
+``BaseException``, so a bot's ``except Exception`` cannot swallow it (code
+that never returns to the interpreter, a long C call, is only caught when it
+returns). Python's cyclic garbage collector is paused during a move
 (``agents.search.budget.gc_paused``): a full collection over another bot's
 tables could take tens of milliseconds, charged to whoever moved. Timeouts
-depend on machine load, so runs with a
-``move_time`` are reproducible only as long as no bot comes near its limit.
+depend on machine load, so runs with a ``move_time`` are reproducible only
+as long as no bot comes near its limit.
 
 Bots cannot hurt the game or the caller through what they are given: each
 move builds a new view for the bot (the loop keeps its own legal mask), a
@@ -60,13 +51,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import math
-import signal
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sixtysix_env.actions import check_action, describe_action
@@ -77,44 +64,31 @@ from sixtysix_env.seeding import derive_seed
 
 from .base import Agent
 from .forfeits import EXCEPTION, ILLEGAL, TIMEOUT
+from .movetime import (
+    CLOCKS,
+    CPU,
+    WALL,
+    Limit,
+    Meters,
+    MoveTimeout,
+    alarms,
+    arm,
+    check_clock,
+    check_move_time,
+    disarm,
+    overrun,
+    timeout_text,
+    use_cpu_clock,
+    wall_cap,
+)
 from .record import GameRecord
-from .search.budget import MAX_MOVE_TIME, Anytime, gc_paused
+from .search.budget import gc_paused
 
 UNITS = ("match", "deal")
-WALL, CPU = "wall", "cpu"
-CLOCKS = (WALL, CPU)  # what a move time limits: wall-clock time or the bot's own CPU time
-WALL_CAP = 30.0  # a CPU-timed move may take this many times its limit (plus WALL_SLACK) of wall time
-WALL_SLACK = 2.0
 
 __all__ = ["CLOCKS", "CPU", "EXCEPTION", "ILLEGAL", "TIMEOUT", "UNITS", "WALL", "GameRecord", "agent_name",
            "check_clock", "check_move_time", "decide", "derive_seed", "make_env", "play_deal",
-           "play_game"]
-
-
-def check_clock(value: Any) -> str:
-    """A time control: ``"wall"`` (wall-clock time per move) or ``"cpu"`` (the bot's own CPU time)."""
-    if value not in CLOCKS:
-        raise ValueError(f"must be one of {CLOCKS}, got {value!r}")
-    return value
-
-
-def wall_cap(move_time: float) -> float:
-    """The wall-clock time a CPU-timed move may take at most (a bot getting 1/30 of a CPU still moves)."""
-    return WALL_CAP * move_time + WALL_SLACK
-
-
-def check_move_time(value: Any) -> float | None:
-    """A per-move limit: finite positive seconds up to :data:`MAX_MOVE_TIME`, or None for none."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
-        raise ValueError(f"must be a number of seconds or None, got {value!r}")
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"must be positive, finite seconds, got {value!r}")
-    if value > MAX_MOVE_TIME:
-        raise ValueError(f"must be at most {MAX_MOVE_TIME:g} seconds (for no limit leave it unset), "
-                         f"got {value!r}")
-    return value
+           "play_game", "wall_cap"]
 
 
 def agent_name(agent: Any) -> str:
@@ -123,30 +97,6 @@ def agent_name(agent: Any) -> str:
         return str(agent.name)
     except Exception:  # noqa: BLE001 - a broken name is the bot's problem, not the arena's
         return type(agent).__name__
-
-
-class MoveTimeout(BaseException):
-    """Raised inside a bot's ``act`` by the move-time alarm; ``cpu``: by the CPU-time one."""
-
-    def __init__(self, cpu: bool = False) -> None:
-        super().__init__()
-        self.cpu = cpu
-
-
-# True only while a bot's act() runs: an alarm delivered late (after act
-# returned) is then ignored instead of escaping from play_game; the measured
-# time still forfeits that move.
-_ARMED = [False]
-
-
-def _on_alarm(signum: int, frame: object) -> None:  # SIGALRM and SIGPROF
-    if _ARMED[0]:
-        _ARMED[0] = False
-        raise MoveTimeout(cpu=signum == signal.SIGPROF)
-
-
-def _can_alarm() -> bool:
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
 def make_env(unit: str = "match", **kwargs: Any) -> Any:
@@ -216,69 +166,6 @@ def play_game(
         return _play(agent_0, agent_1, seed, unit, Limit(move_time, clock), record, agent_seeds, env)
 
 
-@dataclass(frozen=True)
-class Limit:
-    """The per-move limit of a game: seconds (None: none) on a clock."""
-
-    seconds: float | None
-    clock: str = WALL
-
-    @property
-    def cpu(self) -> bool:
-        return self.seconds is not None and self.clock == CPU
-
-
-class Meters:
-    """Each seat's CPU clock: the bot's own ``cpu_time()`` if it has one, else this process's.
-
-    A bot with its own meter is charged from the end of its previous move,
-    so thinking between moves counts; the others for the ``act`` call.
-    """
-
-    def __init__(self, agents: Sequence[Agent]) -> None:
-        self.own = [_meter(a) for a in agents]
-        self.mark = [m() if m is not None else 0.0 for m in self.own]
-
-    def start(self, seat: int) -> float:
-        return self.mark[seat] if self.own[seat] is not None else time.process_time()
-
-    def used(self, seat: int, start: float) -> float:
-        m = self.own[seat]
-        now = m() if m is not None else time.process_time()
-        if m is not None:
-            self.mark[seat] = now
-        return now - start
-
-    def bots_total(self) -> float:
-        return sum(m() for m in self.own if m is not None)
-
-
-def _meter(agent: Agent) -> Callable[[], float] | None:
-    fn = getattr(agent, "cpu_time", None)
-    if not callable(fn):
-        return None
-
-    def read() -> float:
-        try:
-            value = float(fn())
-        except Exception:  # noqa: BLE001 - a meter that fails reads as no time used
-            return 0.0
-        return value if math.isfinite(value) else 0.0
-
-    return read
-
-
-def use_cpu_clock(agent: Agent, depth: int = 3) -> None:
-    """Anytime search bots budget by this process's CPU time: the bot, and the parts it holds
-    (an ISMCTS bot's PIMC endgame; the arena's wrappers), a few levels down."""
-    if isinstance(agent, Anytime):
-        agent.clock = time.process_time
-    if depth > 0:
-        for part in list(getattr(agent, "__dict__", {}).values()):
-            if hasattr(part, "__dict__") and not isinstance(part, type):
-                use_cpu_clock(part, depth - 1)
-
-
 def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limit: Limit, record: bool,
           agent_seeds: tuple[int, int] | None, env: Any) -> GameRecord:
     agents = (agent_0, agent_1)
@@ -304,56 +191,12 @@ def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limit: Limit, re
     meters = Meters(agents)  # from here: starting the bots is not part of the game's time
     bots0 = meters.bots_total()
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    with _alarms(limit) as alarm:
+    with alarms(limit) as alarm:
         _loop(env, raw, agents, rec, limit, alarm, record, meters)
     rec.cpu = {"wall": round(time.perf_counter() - wall0, 6),
                "cpu": round(time.process_time() - cpu0 + meters.bots_total() - bots0, 6)}
     _hook_all(agents, "game_end", rec, raw)
     return rec
-
-
-@contextlib.contextmanager
-def _alarms(limit: Limit) -> Iterator[bool]:
-    """Borrow SIGALRM (and SIGPROF for CPU time) while the game runs, if this thread may; yield whether.
-
-    The caller's handlers and timers (e.g. pytest-timeout's) are given back after.
-    """
-    if limit.seconds is None or not _can_alarm():
-        yield False
-        return
-    signals = [(signal.SIGALRM, signal.ITIMER_REAL)] + ([(signal.SIGPROF, signal.ITIMER_PROF)]
-                                                        if limit.cpu else [])
-    started = time.monotonic()
-    saved = [(sig, timer, signal.signal(sig, _on_alarm), signal.setitimer(timer, 0))
-             for sig, timer in signals]
-    try:
-        yield True
-    finally:
-        for sig, timer, handler, (delay, interval) in saved:
-            signal.setitimer(timer, 0)
-            signal.signal(sig, handler)
-            if delay > 0 and timer == signal.ITIMER_REAL:
-                left = max(delay - (time.monotonic() - started), 1e-3)
-                signal.setitimer(timer, left, interval)
-            elif delay > 0:
-                signal.setitimer(timer, delay, interval)
-
-
-def _arm(limit: Limit) -> None:
-    assert limit.seconds is not None
-    _ARMED[0] = True
-    if limit.cpu:
-        signal.setitimer(signal.ITIMER_PROF, limit.seconds)
-        signal.setitimer(signal.ITIMER_REAL, wall_cap(limit.seconds))
-    else:
-        signal.setitimer(signal.ITIMER_REAL, limit.seconds)
-
-
-def _disarm(limit: Limit) -> None:
-    _ARMED[0] = False
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    if limit.cpu:
-        signal.setitimer(signal.ITIMER_PROF, 0)
 
 
 def _hook(agent: Agent, hook: str, *args: Any) -> None:
@@ -413,15 +256,13 @@ def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limi
         try:
             try:
                 if alarm:
-                    _arm(limit)
+                    arm(limit)
                 with gc_paused():  # a collection (of anyone's garbage) never lands inside a timed move
                     action = decide(agent, v, raw.game_state)
             finally:
-                if alarm:
-                    _disarm(limit)
-                _ARMED[0] = False
+                disarm(limit, alarm)
         except MoveTimeout as e:
-            rec.lose_by_forfeit(seat, TIMEOUT, _timeout_text(limit, e.cpu), _scores(raw))
+            rec.lose_by_forfeit(seat, TIMEOUT, timeout_text(limit, e.cpu), _scores(raw))
             return
         except KeyboardInterrupt:
             raise
@@ -429,7 +270,7 @@ def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limi
             rec.lose_by_forfeit(seat, _reason(e), _error_text(e), _scores(raw))
             return
         if move_time is not None:
-            late = _overrun(limit, perf() - start, meters.used(seat, cpu_start) if limit.cpu else 0.0)
+            late = overrun(limit, perf() - start, meters.used(seat, cpu_start) if limit.cpu else 0.0)
             if late:
                 rec.lose_by_forfeit(seat, TIMEOUT, late, _scores(raw))
                 return
@@ -445,29 +286,6 @@ def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limi
             if rec.forfeit is not None:
                 return
     rec.finish(_scores(raw))
-
-
-def _timeout_text(limit: Limit, by_cpu: bool) -> str:
-    """Why the alarm stopped a move: its CPU time, its wall time, or the wall cap of a CPU-timed move."""
-    assert limit.seconds is not None
-    if by_cpu:
-        return f"used its {limit.seconds}s of CPU time without moving"
-    if limit.cpu:
-        return (f"no move within {wall_cap(limit.seconds):g}s of wall time (the cap of a move of "
-                f"{limit.seconds}s CPU time: the bot waited, or the machine is very busy)")
-    return f"no move within {limit.seconds}s"
-
-
-def _overrun(limit: Limit, wall: float, cpu: float) -> str | None:
-    """Why a move that took ``wall`` seconds (``cpu`` of CPU) broke the limit, or None."""
-    assert limit.seconds is not None
-    if not limit.cpu:
-        return f"took {wall:.3f}s, limit {limit.seconds}s" if wall > limit.seconds else None
-    if cpu > limit.seconds:
-        return f"used {cpu:.3f}s of CPU time, limit {limit.seconds}s"
-    if wall > wall_cap(limit.seconds):
-        return f"took {wall:.3f}s of wall time, cap {wall_cap(limit.seconds):g}s for a CPU-timed move"
-    return None
 
 
 def _describe(action: Any) -> str:
