@@ -55,6 +55,7 @@ class Narrator:
             card = CARD_NAMES[action]
             if w == LEAD:
                 return f"{subject} lead{s} {card}"
+            assert taken_by is not None  # a card that is not a lead completes a trick
             gained = after.points[taken_by] - before.points[taken_by]
             who = "You take" if taken_by == self.seat else f"{self.bot} takes"
             return f"{subject} play{s} {card}: {who} the trick ({gained} points)"

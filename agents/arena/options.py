@@ -40,7 +40,7 @@ class OptionError(ValueError):
         return self.template.format_map(_Spelling({**KEYWORDS, **names, **values}))
 
 
-class _Spelling(dict):
+class _Spelling(dict[str, Any]):
     """Placeholders nobody renamed stay the field's own name."""
 
     def __missing__(self, key: str) -> str:

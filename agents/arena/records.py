@@ -280,7 +280,7 @@ def open_results(
     return games, ResultsWriter(fd)
 
 
-def _claim(path: str, fd: int, config: dict[str, Any], resume: bool) -> list[dict[str, Any]]:
+def _claim(path: str, fd: int, config: Mapping[str, Any], resume: bool) -> list[dict[str, Any]]:
     """Under the lock: check the file against the run, write its header if it has no games."""
     size = os.fstat(fd).st_size
     data = os.pread(fd, size, 0) if size else b""

@@ -20,6 +20,7 @@ predicts the deal's result, the more variance the corrections remove.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from sixtysix_env.cards import ACE, KQ, POINTS, SUIT_MASKS, TEN
 from sixtysix_env.engine import OVER, State
@@ -157,7 +158,7 @@ class SolverValue:
         self.fallback = fallback
         self.open_last = open_last
         self.solver = Solver()
-        self.cache: dict[tuple, float] = {}
+        self.cache: dict[tuple[Any, ...], float] = {}
 
     def fixed(self, state: State) -> bool:
         """True where both hands and the public history fix every playable card."""

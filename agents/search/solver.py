@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
 from sixtysix_env.actions import DECLARE, actions_of
 from sixtysix_env.cards import HIGHER, LAST_TRICK_BONUS, POINTS, SUIT_MASKS
@@ -40,7 +41,7 @@ from .budget import OutOfTime
 INF = 4  # larger than any deal value (|value| <= 3)
 FALSE_DECLARATION_VALUE = -2
 
-_Search = tuple[Callable[..., int], Callable[..., int], dict]
+_Search = tuple[Callable[..., int], Callable[..., int], dict[Any, Any]]
 
 
 def child_value(child: State, p: int, search: Callable[[State, bool], int]) -> int:
@@ -62,7 +63,8 @@ def terminal_value(state: State, player: int) -> int:
     return res.game_points if res.winner == player else -res.game_points
 
 
-def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int], watch: list) -> _Search:
+def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int],
+                 watch: list[Any]) -> _Search:
     """Build the compact phase-2 search for one set of deal constants.
 
     ``closer``: who closed (-1: talon spent); ``cot0``: the closer's opponent
@@ -234,8 +236,8 @@ class Solver:
     """
 
     def __init__(self) -> None:
-        self._searches: dict[tuple, _Search] = {}
-        self._watch: list = [0, None]
+        self._searches: dict[tuple[Any, ...], _Search] = {}
+        self._watch: list[Any] = [0, None]
 
     def clear(self) -> None:
         self._searches.clear()
@@ -279,6 +281,10 @@ class Solver:
         # FINAL, the close response, a lead after marriage-then-close, phase 1.
         return self._generic(state, alpha, beta)
 
+    def _in_window(self, alpha: int, beta: int) -> Callable[[State, bool], int]:
+        """:func:`child_value`'s search of a child in the mover's window (negated for the opponent)."""
+        return lambda c, same: self.solve(c, alpha, beta) if same else self.solve(c, -beta, -alpha)
+
     def _generic(self, state: State, alpha: int, beta: int) -> int:
         """Negamax over engine moves (any window; exponential in phase 1)."""
         p = state.to_act
@@ -286,8 +292,7 @@ class Solver:
         for a in actions_of(state.legal_mask()):
             child = state.clone()
             child.apply_unchecked(a)
-            v = child_value(child, p, lambda c, same, lo=alpha, hi=beta: self.solve(c, lo, hi) if same
-                            else self.solve(c, -hi, -lo))
+            v = child_value(child, p, self._in_window(alpha, beta))
             if v > best:
                 best = v
                 if v > alpha:
