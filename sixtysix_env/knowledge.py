@@ -230,7 +230,7 @@ def sample_state(
     may hold (outside ``opp_void``); the rest go face down into the talon in
     uniform random order. ``opp_lacks`` (a card mask) is a belief, not a
     rule: those cards go to the talon in this sample, and the world records
-    nothing about them (the opponent-inference of :mod:`agents.inference`).
+    nothing about them (the opponent-inference of :mod:`agents.search.inference`).
     Raises ``ValueError`` if no world is consistent (only possible for a
     hand-made, contradictory view, or beliefs that leave the opponent too
     few cards).

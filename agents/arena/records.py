@@ -316,11 +316,6 @@ def as_played(line: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in line.items() if k not in MEASURED}
 
 
-def iter_games(path: str) -> Iterator[dict[str, Any]]:
-    """Game records of a results file, ordered by index."""
-    yield from read_results(path)[1]
-
-
 def find_game(path: str, index: int) -> dict[str, Any]:
     """The record of game ``index`` in a results file (ValueError if absent)."""
     _, games = read_results(path)
