@@ -25,7 +25,6 @@ from ..forfeits import CRASH, ILLEGAL, MALFORMED, PROTOCOL, TIMEOUT
 PROTOCOL_VERSION = "1.1"
 PROTOCOL_MAJOR = 1
 SAFE_INT = (1 << 53) - 1  # seeds are sent below this, exact in every JSON parser
-FORFEIT_REASONS = (TIMEOUT, CRASH, MALFORMED, ILLEGAL, PROTOCOL)  # what an external bot's faults name
 
 
 # ----------------------------------------------------------------- the faults
