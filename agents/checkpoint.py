@@ -54,7 +54,7 @@ class CheckpointError(ValueError):
     wrong with it (checkpoints from elsewhere are untrusted input, checked whole before use)."""
 
 
-def load(path: str | os.PathLike, *, resumable: bool = False) -> dict[str, Any]:
+def load(path: str | os.PathLike[str], *, resumable: bool = False) -> dict[str, Any]:
     """Read and validate a checkpoint (:func:`validate`; ``resumable``: also every entry
     ``train.py --resume`` reads); any problem is a :class:`CheckpointError` naming the file."""
     path = Path(path)
@@ -69,10 +69,10 @@ def load(path: str | os.PathLike, *, resumable: bool = False) -> dict[str, Any]:
         raise CheckpointError(f"checkpoint {path} is corrupt or not a sixtysix PPO checkpoint: "
                               f"{first}") from None
     validate(ckpt, path, resumable=resumable)
-    return ckpt  # type: ignore[no-any-return]
+    return ckpt
 
 
-def validate(ckpt: Any, path: str | os.PathLike = "<memory>", *, resumable: bool = False) -> None:
+def validate(ckpt: Any, path: str | os.PathLike[str] = "<memory>", *, resumable: bool = False) -> None:
     """A :class:`CheckpointError` naming ``path`` unless ``ckpt`` is whole: the format header;
     the config's layer sizes within :data:`agents.nets.MAX_LAYERS` x :data:`agents.nets.MAX_WIDTH`
     (checked before any network is built); every network's weights with exactly the keys and
@@ -180,7 +180,7 @@ def check_optimizer(optimizer: torch.optim.Optimizer) -> None:
                                      f"its parameter {tuple(param.shape)}")
 
 
-def policy_from(ckpt: dict[str, Any], path: str | os.PathLike = "<memory>") -> PolicyNet:
+def policy_from(ckpt: dict[str, Any], path: str | os.PathLike[str] = "<memory>") -> PolicyNet:
     """Rebuild the policy network stored in a checkpoint (:func:`validate` first)."""
     validate(ckpt, path)
     net = PolicyNet(OBS_SIZE, ckpt["config"].get("hidden", DEFAULT_HIDDEN))
@@ -198,7 +198,7 @@ def phase_entry(net: PhaseNet) -> dict[str, Any]:
     return {"hidden": list(net.hidden), "state": net.state_dict()}
 
 
-def phase_net_from(ckpt: dict[str, Any], path: str | os.PathLike = "<memory>",
+def phase_net_from(ckpt: dict[str, Any], path: str | os.PathLike[str] = "<memory>",
                             phase: str = "spent") -> PhaseNet | None:
     """The checkpoint's endgame network for ``phase`` (``"spent"``: the
     ``"endgame"`` entry; ``"closed"``: the ``"closed"`` entry), or None if
@@ -263,7 +263,7 @@ def nonfinite(obj: Any, where: str = "") -> str | None:
     return None
 
 
-def write_atomic(path: str | os.PathLike, data: bytes | memoryview) -> None:
+def write_atomic(path: str | os.PathLike[str], data: bytes | memoryview) -> None:
     """Write ``data`` to ``path`` whole or not at all: a temp file, fsync, ``os.replace``.
     On any failure (an ``OSError`` such as a full disk, or Ctrl-C) the temp file is removed
     and the previous file at ``path`` is intact."""
@@ -282,7 +282,7 @@ def write_atomic(path: str | os.PathLike, data: bytes | memoryview) -> None:
         raise
 
 
-def save_atomic(obj: dict[str, Any], path: str | os.PathLike) -> None:
+def save_atomic(obj: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write a checkpoint whole or not at all (:func:`write_atomic`), never with non-finite
     weights (:class:`NonFiniteWeightsError`). A killed run never leaves a half-written
     checkpoint; a failed write (a full disk) is a :class:`CheckpointWriteError` naming the

@@ -36,7 +36,7 @@ command runs inside bubblewrap (:mod:`agents.protocol.sandbox`): no network,
 none of the arena's files. Under the CPU time control (the play loop's
 ``time_control("cpu", s)`` hook) a move may use ``s`` seconds of CPU time of
 the bot's whole process tree, counted from its previous reply
-(:meth:`ExternalAgent.cpu_time`), and at most :func:`~agents.play.wall_cap`
+(:meth:`ExternalAgent.cpu_time`), and at most :func:`~agents.movetime.wall_cap`
 of wall time.
 """
 
@@ -57,13 +57,13 @@ from typing import Any
 from sixtysix_env.knowledge import PlayerView
 
 from .base import BaseAgent
-from .play import wall_cap
+from .movetime import wall_cap
 from .protocol.messages import (
     BotCrash,
     BotProtocolError,
     BotTimeout,
     ExternalBotError,
-    _clip,
+    clip,
     deal_end_message,
     decode,
     encode,
@@ -162,6 +162,21 @@ def make_external(command: str, seed: int | None = None) -> ExternalAgent:
 
 
 # ---------------------------------------------------------------- the agent
+@dataclass
+class GameInProgress:
+    """What an :class:`ExternalAgent` knows of the game being played: a new one each ``reset``."""
+
+    seed: int | None
+    budget: float  # seconds per reply: the bot's timeout, or the game's move time if smaller
+    unit: str | None = None
+    clock: str = "wall"  # what ``budget`` limits: "wall" or "cpu" (time_control)
+    cpu_mark: float = 0.0  # the bot's CPU time at its last reply (CPU clock)
+    fault: ExternalBotError | None = None  # a fault to raise at the next act
+    match_sent: bool = False  # whether the bot was sent this game's new_match
+    seat: int | None = None
+    deals: int = 0  # deals finished so far
+
+
 _LIVE: weakref.WeakSet[ExternalAgent] = weakref.WeakSet()
 
 
@@ -205,15 +220,7 @@ class ExternalAgent(BaseAgent):
         self.sandbox = sandbox
         self.bot_info: dict[str, str] | None = None
         self._proc: BotProcess | None = None
-        self._clock = "wall"
-        self._cpu_mark = 0.0
-        self._fault: ExternalBotError | None = None
-        self._seed = seed
-        self._unit: str | None = None
-        self._budget = self.timeout
-        self._match_sent = False
-        self._seat: int | None = None
-        self._deals = 0
+        self.game = GameInProgress(seed=seed, budget=self.timeout)
         self._next_id = 0
         _LIVE.add(self)
 
@@ -221,8 +228,7 @@ class ExternalAgent(BaseAgent):
     def reset(self, seed: int | None = None) -> None:
         """A new game: start the bot if needed; a start fault is kept for the first ``act``."""
         super().reset(seed)
-        self._seed, self._unit, self._budget = seed, None, self.timeout
-        self._fault, self._match_sent, self._deals = None, False, 0
+        self.game = GameInProgress(seed=seed, budget=self.timeout)
         try:
             self._ensure_started()
         except ExternalBotError as e:
@@ -230,16 +236,16 @@ class ExternalAgent(BaseAgent):
 
     def game_start(self, seat: int, unit: str, move_time: float | None) -> None:
         """Told by the play loop: the seat, the unit and its move time (the budget is the smaller)."""
-        self._unit = unit
+        self.game.unit = unit
         if move_time is not None:
-            self._budget = min(self.timeout, float(move_time))
-        if self._fault is None:
+            self.game.budget = min(self.timeout, float(move_time))
+        if self.game.fault is None:
             self._guarded(lambda: self._send_new_match(seat))
 
     def time_control(self, clock: str, move_time: float | None) -> None:
         """Told by the play loop: what the move time limits (``"wall"`` or ``"cpu"``); CPU counts from now."""
-        self._clock = clock if move_time is not None else "wall"
-        self._cpu_mark = self.cpu_time()
+        self.game.clock = clock if move_time is not None else "wall"
+        self.game.cpu_mark = self.cpu_time()
 
     def cpu_time(self) -> float:
         """CPU seconds used so far by the bot's current process tree (0 when none runs)."""
@@ -247,27 +253,27 @@ class ExternalAgent(BaseAgent):
         return proc.cpu_seconds() if proc is not None and not proc.stopped else 0.0
 
     def act(self, view: PlayerView) -> int:
-        if self._fault is not None:
-            raise self._fault
+        if self.game.fault is not None:
+            raise self.game.fault
         try:
             proc = self._proc
             if proc is None or not proc.alive():
                 self._ensure_started()
                 proc = self._proc
                 assert proc is not None
-            if not self._match_sent:
+            if not self.game.match_sent:
                 self._send_new_match(view.player)
             if proc.pending():
                 raise self._unsolicited(proc)
             rid = self._next_id
             self._next_id = rid + 1
-            budget = self._budget
-            cpu = self._clock == "cpu"
+            budget = self.game.budget
+            cpu = self.game.clock == "cpu"
             deadline = time.monotonic() + (wall_cap(budget) if cpu else budget)
             proc.send(encode(request_message(view, rid, int(budget * 1000))), deadline)
             line = self._recv_cpu(proc, deadline) if cpu else proc.recv(deadline, "reply")
             if cpu:
-                self._cpu_mark = proc.cpu_seconds()
+                self.game.cpu_mark = proc.cpu_seconds()
             return parse_action(decode(line), rid, view.legal_mask)
         except ExternalBotError as e:
             self._fail(e)
@@ -282,25 +288,25 @@ class ExternalAgent(BaseAgent):
             try:
                 return proc.recv(min(time.monotonic() + CPU_POLL, deadline), "reply")
             except BotTimeout:
-                used = proc.cpu_seconds() - self._cpu_mark
-                if used > self._budget:
-                    raise BotTimeout(f"used {used:.3f}s of CPU time, budget {self._budget:g}s") from None
+                used = proc.cpu_seconds() - self.game.cpu_mark
+                if used > self.game.budget:
+                    raise BotTimeout(f"used {used:.3f}s of CPU time, budget {self.game.budget:g}s") from None
                 if time.monotonic() >= deadline:
-                    raise BotTimeout(f"no reply within {wall_cap(self._budget):g}s of wall time (the cap "
+                    raise BotTimeout(f"no reply within {wall_cap(self.game.budget):g}s of wall time (the cap "
                                      "of a CPU-timed move)") from None
 
     def deal_end(self, deal: dict[str, Any]) -> None:
         """Notification: a deal of the current game ended (no reply)."""
-        if self._fault is None and self._match_sent:
-            self._guarded(lambda: self._notify(deal_end_message(self._deals, deal)))
-        self._deals += 1
+        if self.game.fault is None and self.game.match_sent:
+            self._guarded(lambda: self._notify(deal_end_message(self.game.deals, deal)))
+        self.game.deals += 1
 
     def game_end(self, record: Any) -> None:
         """Notification: the game ended (no reply); the process stays for the next game."""
-        seat = self._seat if self._match_sent else None
-        if self._fault is None and seat is not None:
+        seat = self.game.seat if self.game.match_sent else None
+        if self.game.fault is None and seat is not None:
             self._guarded(lambda: self._notify(match_end_message(record, seat)))
-        self._match_sent = False
+        self.game.match_sent = False
 
     def close(self, grace: float = QUIT_GRACE) -> None:
         """End the bot: ``quit``, end of input, then kill its process group. Safe to call twice."""
@@ -337,15 +343,16 @@ class ExternalAgent(BaseAgent):
         self.bot_info = parse_hello(decode(proc.recv(deadline, "handshake reply")))
 
     def _send_new_match(self, seat: int) -> None:
-        self._seat = seat
-        self._notify(new_match_message(self._seed, seat, self._unit, int(self._budget * 1000), self._clock))
-        self._match_sent = True
+        game = self.game
+        game.seat = seat
+        self._notify(new_match_message(game.seed, seat, game.unit, int(game.budget * 1000), game.clock))
+        game.match_sent = True
 
     def _notify(self, msg: dict[str, Any]) -> None:
         proc = self._proc
         if proc is None or proc.stopped:
             raise BotCrash("the process is not running")
-        proc.send(encode(msg), time.monotonic() + self._budget)
+        proc.send(encode(msg), time.monotonic() + self.game.budget)
 
     def _guarded(self, fn: Any) -> None:
         try:
@@ -358,13 +365,13 @@ class ExternalAgent(BaseAgent):
         try:
             line = proc.recv(time.monotonic() + 0.05, "line")
         except BotTimeout:
-            return BotProtocolError(f"wrote output nobody asked for: {_clip(bytes(proc.buf))}")
+            return BotProtocolError(f"wrote output nobody asked for: {clip(bytes(proc.buf))}")
         except ExternalBotError as e:
             return e
-        return BotProtocolError(f"wrote a line nobody asked for: {_clip(line)}")
+        return BotProtocolError(f"wrote a line nobody asked for: {clip(line)}")
 
     def _fail(self, e: ExternalBotError) -> None:
-        self._fault = e
+        self.game.fault = e
         self._stop(f"{e.forfeit_reason}: {e.reason}")
 
     def _stop(self, why: str, grace: float = 0.0) -> None:

@@ -28,6 +28,7 @@ REASON_KINDS: dict[str, ForfeitKind] = {
     ILLEGAL: ForfeitKind.ILLEGAL, MALFORMED: ForfeitKind.PROTOCOL, PROTOCOL: ForfeitKind.PROTOCOL,
 }
 KINDS = tuple(k.value for k in ForfeitKind)
+RESIGNED = "resigned"  # a person who gives up at a table (docs/rules.md section 4.4): no fault, so no kind
 
 
 def kind_of(reason: object) -> str:

@@ -55,7 +55,7 @@ def die_with(pid: int, sig: int = signal.SIGKILL) -> None:
 
     def watch() -> None:
         try:
-            fd = os.pidfd_open(pid)  # type: ignore[attr-defined]
+            fd = os.pidfd_open(pid)
             select.select([fd], [], [])
         except (AttributeError, OSError):  # no pidfds here, or ``pid`` is gone already
             while _alive(pid):

@@ -34,7 +34,6 @@ from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.cards import N_CARDS
 from sixtysix_env.observation import OBS_SIZE, unseen_cards
 
-PHASES = ("spent", "closed")  # the phases a PhaseNet can serve (``sixtysix_env.engine`` TALON_*)
 MAX_LAYERS, MAX_WIDTH = 8, 4096  # the largest hidden layers a config or a checkpoint may declare
 
 

@@ -89,8 +89,9 @@ class PPOAgent(BaseAgent):
         return int(self.np_rng.choice(N_ACTIONS, p=p))
 
 
-def load_ppo_agent(path: str | os.PathLike | None = None, seed: int | None = None, *, greedy: bool = True,
-                   assist: bool | str = "full", move_time: float | None = None) -> PPOAgent:
+def load_ppo_agent(path: str | os.PathLike[str] | None = None, seed: int | None = None, *,
+                   greedy: bool = True, assist: bool | str = "full",
+                   move_time: float | None = None) -> PPOAgent:
     """A :class:`PPOAgent` from a checkpoint file; ``None``: the shipped
     :data:`agents.checkpoint.DEFAULT_CHECKPOINT`. Bad files raise ``ValueError`` naming them."""
     path = checkpoint.DEFAULT_CHECKPOINT if path is None else Path(path)

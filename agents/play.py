@@ -14,28 +14,19 @@ returns anything but a legal action id. A bot's ``name`` is shown with
 ``str()`` (its type's name if even that fails), and what a bot prints goes to
 stderr, never into the caller's stdout.
 
-Time limits: ``clock`` chooses what ``move_time`` limits. ``"wall"``: the
-bot's ``act`` call is timed with ``time.perf_counter``. ``"cpu"``: the bot's
-own CPU time is, so a busy machine slows a bot down without making it lose
-on time: an in-process bot's is this process's CPU time during ``act``
-(``time.process_time``: its threads included); a bot with a ``cpu_time()``
-method (an external bot: its whole process tree) is measured by it, from the
-end of its previous move (thinking between moves counts). Search bots
-(:class:`~agents.search.budget.Anytime`) then budget by the same CPU clock.
-A CPU-timed move also has a wall-clock cap (:func:`wall_cap`: 30 times the
-limit plus 2 s), so a bot that sleeps cannot hang a game.
-A move over its limit is forfeited when it returns (measure-and-forfeit).
-On Unix, when called from the main thread (which is true in arena worker
-processes), interval timers (``SIGALRM``; ``SIGPROF`` for CPU time)
-additionally interrupt a bot still thinking at the deadline, so a bot stuck
-in a Python loop cannot hang the arena. The alarm raises :class:`MoveTimeout`, a
-``BaseException``, so a bot's ``except Exception`` cannot swallow it. Code
-that never returns to the Python interpreter (a long C call) is only caught
-when it returns. Python's cyclic garbage collector is paused during a move
+Time limits: ``move_time`` on a ``clock`` (``"wall"`` or ``"cpu"``: the bot's
+own CPU time), as :mod:`agents.movetime` defines and measures them; search
+bots (:class:`~agents.search.budget.Anytime`) then budget by the same clock.
+A move over its limit is forfeited when it returns; on Unix, from the main
+thread (as in arena worker processes), an alarm also interrupts a bot still
+thinking at the deadline with :class:`~agents.movetime.MoveTimeout`, a
+``BaseException``, so a bot's ``except Exception`` cannot swallow it (code
+that never returns to the interpreter, a long C call, is only caught when it
+returns). Python's cyclic garbage collector is paused during a move
 (``agents.search.budget.gc_paused``): a full collection over another bot's
 tables could take tens of milliseconds, charged to whoever moved. Timeouts
-depend on machine load, so runs with a
-``move_time`` are reproducible only as long as no bot comes near its limit.
+depend on machine load, so runs with a ``move_time`` are reproducible only
+as long as no bot comes near its limit.
 
 Bots cannot hurt the game or the caller through what they are given: each
 move builds a new view for the bot (the loop keeps its own legal mask), a
@@ -60,60 +51,44 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import math
-import signal
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sixtysix_env.actions import check_action, describe_action
 from sixtysix_env.aec import env as aec_env
-from sixtysix_env.engine import OVER, PLAYER_IDS, State
+from sixtysix_env.engine import OVER, State
 from sixtysix_env.knowledge import PlayerView, view
 from sixtysix_env.seeding import derive_seed
 
 from .base import Agent
-from .forfeits import EXCEPTION, ILLEGAL, TIMEOUT, kind_of
-from .search.budget import MAX_MOVE_TIME, Anytime, gc_paused
+from .forfeits import EXCEPTION, ILLEGAL, TIMEOUT
+from .movetime import (
+    CLOCKS,
+    CPU,
+    WALL,
+    Limit,
+    Meters,
+    MoveTimeout,
+    alarms,
+    arm,
+    check_clock,
+    check_move_time,
+    disarm,
+    overrun,
+    timeout_text,
+    use_cpu_clock,
+    wall_cap,
+)
+from .record import GameRecord
+from .search.budget import gc_paused
 
 UNITS = ("match", "deal")
-WALL, CPU = "wall", "cpu"
-CLOCKS = (WALL, CPU)  # what a move time limits: wall-clock time or the bot's own CPU time
-WALL_CAP = 30.0  # a CPU-timed move may take this many times its limit (plus WALL_SLACK) of wall time
-WALL_SLACK = 2.0
 
 __all__ = ["CLOCKS", "CPU", "EXCEPTION", "ILLEGAL", "TIMEOUT", "UNITS", "WALL", "GameRecord", "agent_name",
-           "check_clock", "check_move_time", "decide", "deal_dict", "derive_seed", "make_env", "play_deal",
-           "play_game"]
-
-
-def check_clock(value: Any) -> str:
-    """A time control: ``"wall"`` (wall-clock time per move) or ``"cpu"`` (the bot's own CPU time)."""
-    if value not in CLOCKS:
-        raise ValueError(f"must be one of {CLOCKS}, got {value!r}")
-    return value
-
-
-def wall_cap(move_time: float) -> float:
-    """The wall-clock time a CPU-timed move may take at most (a bot getting 1/30 of a CPU still moves)."""
-    return WALL_CAP * move_time + WALL_SLACK
-
-
-def check_move_time(value: Any) -> float | None:
-    """A per-move limit: finite positive seconds up to :data:`MAX_MOVE_TIME`, or None for none."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
-        raise ValueError(f"must be a number of seconds or None, got {value!r}")
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"must be positive, finite seconds, got {value!r}")
-    if value > MAX_MOVE_TIME:
-        raise ValueError(f"must be at most {MAX_MOVE_TIME:g} seconds (for no limit leave it unset), "
-                         f"got {value!r}")
-    return value
+           "check_clock", "check_move_time", "decide", "derive_seed", "make_env", "play_deal",
+           "play_game", "wall_cap"]
 
 
 def agent_name(agent: Any) -> str:
@@ -122,92 +97,6 @@ def agent_name(agent: Any) -> str:
         return str(agent.name)
     except Exception:  # noqa: BLE001 - a broken name is the bot's problem, not the arena's
         return type(agent).__name__
-
-
-@dataclass
-class GameRecord:
-    """One finished game (a match to 7, or a single deal), seat by seat.
-
-    ``winner`` is the winning seat (0/1) or None for a drawn single deal;
-    ``deals`` lists every completed deal as ``{"winner", "game_points",
-    "reason", "scores"}``; ``forfeit`` is None or ``{"seat", "reason",
-    "detail", "kind"}`` with reason "timeout", "exception" or "illegal", or an
-    external bot's "crash", "malformed" or "protocol", and its
-    :class:`~agents.forfeits.ForfeitKind` (the deal in progress at a forfeit
-    is not in ``deals``). ``actions`` is every action applied in order (empty
-    with ``record=False``), enough to replay the game from ``seed``. ``cpu``
-    is ``{"wall", "cpu"}``: seconds the game took and CPU seconds this process
-    and the bots' processes spent in it.
-    """
-
-    seed: int
-    unit: str
-    players: tuple[str, str]
-    agent_seeds: tuple[int, int]
-    winner: int | None = None
-    match_score: tuple[int, int] = (0, 0)
-    deals: list[dict[str, Any]] = field(default_factory=list)
-    forfeit: dict[str, Any] | None = None
-    actions: list[int] = field(default_factory=list)
-    moves: int = 0
-    cpu: dict[str, float] | None = field(default=None, compare=False)  # measured, so not part of equality
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (shares the ``deals`` dicts and ``actions`` list; by hand, as
-        ``dataclasses.asdict`` deep-copies, a measurable share of an arena run)."""
-        return {
-            "seed": self.seed,
-            "unit": self.unit,
-            "players": list(self.players),
-            "agent_seeds": list(self.agent_seeds),
-            "winner": self.winner,
-            "match_score": list(self.match_score),
-            "deals": self.deals,
-            "forfeit": self.forfeit,
-            "actions": self.actions,
-            "moves": self.moves,
-            "cpu": self.cpu,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> GameRecord:
-        return cls(
-            seed=d["seed"],
-            unit=d["unit"],
-            players=tuple(d["players"]),  # type: ignore[arg-type]
-            agent_seeds=tuple(d["agent_seeds"]),  # type: ignore[arg-type]
-            winner=d["winner"],
-            match_score=tuple(d["match_score"]),  # type: ignore[arg-type]
-            deals=list(d["deals"]),
-            forfeit=d["forfeit"],
-            actions=list(d.get("actions", [])),
-            moves=d.get("moves", 0),
-            cpu=d.get("cpu"),
-        )
-
-
-class MoveTimeout(BaseException):
-    """Raised inside a bot's ``act`` by the move-time alarm; ``cpu``: by the CPU-time one."""
-
-    def __init__(self, cpu: bool = False) -> None:
-        super().__init__()
-        self.cpu = cpu
-
-
-# True only while a bot's act() runs: an alarm delivered late (after act
-# returned) is then ignored instead of escaping from play_game; the measured
-# time still forfeits that move.
-_ARMED = [False]
-
-
-def _on_alarm(signum: int, frame: object) -> None:  # SIGALRM and SIGPROF
-    if _ARMED[0]:
-        _ARMED[0] = False
-        raise MoveTimeout(cpu=signum == signal.SIGPROF)
-
-
-def _can_alarm() -> bool:
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
 def make_env(unit: str = "match", **kwargs: Any) -> Any:
@@ -245,18 +134,6 @@ def play_deal(state: State, agents: Sequence[Agent], hook: Hook | None = None) -
     return state
 
 
-def deal_dict(result: dict[str, Any]) -> dict[str, Any]:
-    """The env's ``last_deal_result`` with seats as 0/1 (compact in JSON)."""
-    winner = result["winner"]
-    scores = result.get("scores") or {}
-    return {
-        "winner": None if winner is None else PLAYER_IDS.index(winner),
-        "game_points": int(result["game_points"]),
-        "reason": result["reason"],
-        "scores": [int(scores.get(a, 0)) for a in PLAYER_IDS],
-    }
-
-
 def play_game(
     agent_0: Agent,
     agent_1: Agent,
@@ -289,69 +166,6 @@ def play_game(
         return _play(agent_0, agent_1, seed, unit, Limit(move_time, clock), record, agent_seeds, env)
 
 
-@dataclass(frozen=True)
-class Limit:
-    """The per-move limit of a game: seconds (None: none) on a clock."""
-
-    seconds: float | None
-    clock: str = WALL
-
-    @property
-    def cpu(self) -> bool:
-        return self.seconds is not None and self.clock == CPU
-
-
-class Meters:
-    """Each seat's CPU clock: the bot's own ``cpu_time()`` if it has one, else this process's.
-
-    A bot with its own meter is charged from the end of its previous move,
-    so thinking between moves counts; the others for the ``act`` call.
-    """
-
-    def __init__(self, agents: Sequence[Agent]) -> None:
-        self.own = [_meter(a) for a in agents]
-        self.mark = [m() if m is not None else 0.0 for m in self.own]
-
-    def start(self, seat: int) -> float:
-        return self.mark[seat] if self.own[seat] is not None else time.process_time()
-
-    def used(self, seat: int, start: float) -> float:
-        m = self.own[seat]
-        now = m() if m is not None else time.process_time()
-        if m is not None:
-            self.mark[seat] = now
-        return now - start
-
-    def bots_total(self) -> float:
-        return sum(m() for m in self.own if m is not None)
-
-
-def _meter(agent: Agent) -> Callable[[], float] | None:
-    fn = getattr(agent, "cpu_time", None)
-    if not callable(fn):
-        return None
-
-    def read() -> float:
-        try:
-            value = float(fn())
-        except Exception:  # noqa: BLE001 - a meter that fails reads as no time used
-            return 0.0
-        return value if math.isfinite(value) else 0.0
-
-    return read
-
-
-def use_cpu_clock(agent: Agent, depth: int = 3) -> None:
-    """Anytime search bots budget by this process's CPU time: the bot, and the parts it holds
-    (an ISMCTS bot's PIMC endgame; the arena's wrappers), a few levels down."""
-    if isinstance(agent, Anytime):
-        agent.clock = time.process_time
-    if depth > 0:
-        for part in list(getattr(agent, "__dict__", {}).values()):
-            if hasattr(part, "__dict__") and not isinstance(part, type):
-                use_cpu_clock(part, depth - 1)
-
-
 def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limit: Limit, record: bool,
           agent_seeds: tuple[int, int] | None, env: Any) -> GameRecord:
     agents = (agent_0, agent_1)
@@ -377,56 +191,12 @@ def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limit: Limit, re
     meters = Meters(agents)  # from here: starting the bots is not part of the game's time
     bots0 = meters.bots_total()
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    with _alarms(limit) as alarm:
+    with alarms(limit) as alarm:
         _loop(env, raw, agents, rec, limit, alarm, record, meters)
     rec.cpu = {"wall": round(time.perf_counter() - wall0, 6),
                "cpu": round(time.process_time() - cpu0 + meters.bots_total() - bots0, 6)}
     _hook_all(agents, "game_end", rec, raw)
     return rec
-
-
-@contextlib.contextmanager
-def _alarms(limit: Limit) -> Iterator[bool]:
-    """Borrow SIGALRM (and SIGPROF for CPU time) while the game runs, if this thread may; yield whether.
-
-    The caller's handlers and timers (e.g. pytest-timeout's) are given back after.
-    """
-    if limit.seconds is None or not _can_alarm():
-        yield False
-        return
-    signals = [(signal.SIGALRM, signal.ITIMER_REAL)] + ([(signal.SIGPROF, signal.ITIMER_PROF)]
-                                                        if limit.cpu else [])
-    started = time.monotonic()
-    saved = [(sig, timer, signal.signal(sig, _on_alarm), signal.setitimer(timer, 0))
-             for sig, timer in signals]
-    try:
-        yield True
-    finally:
-        for sig, timer, handler, (delay, interval) in saved:
-            signal.setitimer(timer, 0)
-            signal.signal(sig, handler)
-            if delay > 0 and timer == signal.ITIMER_REAL:
-                left = max(delay - (time.monotonic() - started), 1e-3)
-                signal.setitimer(timer, left, interval)
-            elif delay > 0:
-                signal.setitimer(timer, delay, interval)
-
-
-def _arm(limit: Limit) -> None:
-    assert limit.seconds is not None
-    _ARMED[0] = True
-    if limit.cpu:
-        signal.setitimer(signal.ITIMER_PROF, limit.seconds)
-        signal.setitimer(signal.ITIMER_REAL, wall_cap(limit.seconds))
-    else:
-        signal.setitimer(signal.ITIMER_REAL, limit.seconds)
-
-
-def _disarm(limit: Limit) -> None:
-    _ARMED[0] = False
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    if limit.cpu:
-        signal.setitimer(signal.ITIMER_PROF, 0)
 
 
 def _hook(agent: Agent, hook: str, *args: Any) -> None:
@@ -445,7 +215,7 @@ def _guarded(rec: GameRecord, seat: int, raw: Any, fn: Callable[..., Any], *args
     except BaseException as e:  # noqa: BLE001 - SystemExit from a bot is its forfeit, not the run's end
         if rec.forfeit is None:
             what = getattr(fn, "__name__", "hook")
-            _forfeit(rec, seat, _reason(e), f"{what}: {_error_text(e)}", raw)
+            rec.lose_by_forfeit(seat, _reason(e), f"{what}: {_error_text(e)}", _scores(raw))
         return False
     return True
 
@@ -472,8 +242,6 @@ def _hook_all(agents: tuple[Agent, Agent], hook: str, rec: GameRecord, raw: Any,
 
 def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limit: Limit, alarm: bool,
           record: bool, meters: Meters) -> None:
-    actions = rec.actions
-    deals = rec.deals
     perf = time.perf_counter
     move_time = limit.seconds
     while True:
@@ -488,64 +256,36 @@ def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limi
         try:
             try:
                 if alarm:
-                    _arm(limit)
+                    arm(limit)
                 with gc_paused():  # a collection (of anyone's garbage) never lands inside a timed move
                     action = decide(agent, v, raw.game_state)
             finally:
-                if alarm:
-                    _disarm(limit)
-                _ARMED[0] = False
+                disarm(limit, alarm)
         except MoveTimeout as e:
-            _forfeit(rec, seat, TIMEOUT, _timeout_text(limit, e.cpu), raw)
+            rec.lose_by_forfeit(seat, TIMEOUT, timeout_text(limit, e.cpu), _scores(raw))
             return
         except KeyboardInterrupt:
             raise
         except BaseException as e:  # noqa: BLE001 - any bot crash (sys.exit() too) is a forfeit
-            _forfeit(rec, seat, _reason(e), _error_text(e), raw)
+            rec.lose_by_forfeit(seat, _reason(e), _error_text(e), _scores(raw))
             return
         if move_time is not None:
-            late = _overrun(limit, perf() - start, meters.used(seat, cpu_start) if limit.cpu else 0.0)
+            late = overrun(limit, perf() - start, meters.used(seat, cpu_start) if limit.cpu else 0.0)
             if late:
-                _forfeit(rec, seat, TIMEOUT, late, raw)
+                rec.lose_by_forfeit(seat, TIMEOUT, late, _scores(raw))
                 return
         try:
             a = check_action(action, legal)
         except Exception:  # noqa: BLE001 - IllegalActionError, or a hostile object's own error
-            _forfeit(rec, seat, ILLEGAL, f"illegal action {_describe(action)}", raw)
+            rec.lose_by_forfeit(seat, ILLEGAL, f"illegal action {_describe(action)}", _scores(raw))
             return
         env.step(a)
-        rec.moves += 1
-        if record:
-            actions.append(a)
+        rec.add_move(a, record)
         if raw.infos["player_0"]["deal_over"]:  # a deal ended in this step
-            deals.append(deal_dict(raw.last_deal_result))
-            _hook_all(agents, "deal_end", rec, raw, deals[-1])
+            _hook_all(agents, "deal_end", rec, raw, rec.add_deal(raw.last_deal_result))
             if rec.forfeit is not None:
                 return
-    _finish(rec, raw)
-
-
-def _timeout_text(limit: Limit, by_cpu: bool) -> str:
-    """Why the alarm stopped a move: its CPU time, its wall time, or the wall cap of a CPU-timed move."""
-    assert limit.seconds is not None
-    if by_cpu:
-        return f"used its {limit.seconds}s of CPU time without moving"
-    if limit.cpu:
-        return (f"no move within {wall_cap(limit.seconds):g}s of wall time (the cap of a move of "
-                f"{limit.seconds}s CPU time: the bot waited, or the machine is very busy)")
-    return f"no move within {limit.seconds}s"
-
-
-def _overrun(limit: Limit, wall: float, cpu: float) -> str | None:
-    """Why a move that took ``wall`` seconds (``cpu`` of CPU) broke the limit, or None."""
-    assert limit.seconds is not None
-    if not limit.cpu:
-        return f"took {wall:.3f}s, limit {limit.seconds}s" if wall > limit.seconds else None
-    if cpu > limit.seconds:
-        return f"used {cpu:.3f}s of CPU time, limit {limit.seconds}s"
-    if wall > wall_cap(limit.seconds):
-        return f"took {wall:.3f}s of wall time, cap {wall_cap(limit.seconds):g}s for a CPU-timed move"
-    return None
+    rec.finish(_scores(raw))
 
 
 def _describe(action: Any) -> str:
@@ -558,26 +298,7 @@ def _describe(action: Any) -> str:
     return what
 
 
-def _match_score(raw: Any) -> tuple[int, int]:
+def _scores(raw: Any) -> tuple[int, int]:
+    """The match score the engine holds now."""
     ms = raw.game_state.match_scores
     return (int(ms[0]), int(ms[1]))
-
-
-def _finish(rec: GameRecord, raw: Any) -> None:
-    if rec.unit == "deal":
-        last = rec.deals[-1] if rec.deals else None
-        rec.winner = last["winner"] if last else None
-        score = [0, 0]
-        if last and last["winner"] is not None:
-            score[last["winner"]] = last["game_points"]
-        rec.match_score = (score[0], score[1])
-    else:
-        rec.match_score = _match_score(raw)
-        rec.winner = 0 if rec.match_score[0] > rec.match_score[1] else 1
-
-
-def _forfeit(rec: GameRecord, seat: int, reason: str, detail: str, raw: Any) -> None:
-    rec.forfeit = {"seat": seat, "reason": reason, "detail": detail[:500], "kind": kind_of(reason)}
-    rec.winner = 1 - seat
-    if rec.unit == "match":
-        rec.match_score = _match_score(raw)

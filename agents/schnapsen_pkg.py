@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib.util
 import random
-from typing import Any
+from typing import Any, cast
 
 from sixtysix_env.actions import EXCHANGE, MARRIAGE
 from sixtysix_env.cards import CARD_NAMES, KING, QUEEN, cards_of
@@ -49,7 +49,7 @@ def card_of(card: Any) -> int:
     return 6 * SUITS[card.suit.name] + RANKS[card.rank.name]
 
 
-def token(move: Any) -> tuple:
+def token(move: Any) -> tuple[Any, ...]:
     """A comparable name of a package move: ("card", id), ("marriage", suit) or ("exchange",)."""
     if move.is_marriage():
         return ("marriage", SUITS[move.suit.name])
@@ -58,9 +58,9 @@ def token(move: Any) -> tuple:
     return ("card", card_of(move.card))
 
 
-def our_tokens(s: State) -> set[tuple]:
+def our_tokens(s: State) -> set[tuple[Any, ...]]:
     """Our legal actions as :func:`token` names."""
-    out: set[tuple] = set()
+    out: set[tuple[Any, ...]] = set()
     for a in s.legal_actions():
         if a < MARRIAGE:
             out.add(("card", a))
@@ -73,7 +73,7 @@ def our_tokens(s: State) -> set[tuple]:
     return out
 
 
-def play_token(s: State, tok: tuple) -> None:
+def play_token(s: State, tok: tuple[Any, ...]) -> None:
     """Play a package move in our engine (a marriage is shown, then its king led)."""
     if tok[0] == "card":
         s.apply(tok[1])
@@ -90,7 +90,7 @@ def _mirror_class() -> type:
     class Mirror(Bot):
         """A package bot that checks and mirrors every move of ``inner`` in our engine."""
 
-        def __init__(self, seat: int, inner: Any, game: dict) -> None:
+        def __init__(self, seat: int, inner: Any, game: dict[str, Any]) -> None:
             super().__init__(f"mirror{seat}")
             self.seat, self.inner, self.game = seat, inner, game
 
@@ -153,7 +153,8 @@ def compare_deal(rng: random.Random, strong: bool = False, rules: str = "schnaps
     if r is None:
         raise Mismatch(f"the package ended the deal, our engine did not: {s!r}")
     seat = bots.index(winner)
-    if (seat, points, score.direct_points) != (r.winner, r.game_points, s.score(r.winner)):
+    our_score = None if r.winner is None else s.score(r.winner)
+    if (seat, points, score.direct_points) != (r.winner, r.game_points, our_score):
         raise Mismatch(
             f"results differ: package seat {seat}, {points} game points, score {score.direct_points}; "
             f"ours {r} ({' '.join(CARD_NAMES[c] for c in s.talon)})"
@@ -180,7 +181,7 @@ def package_state(world: State, me: int) -> tuple[Any, Any]:
 
     leader = me if world.window == LEAD else 1 - me
     hands = list(world.hands)
-    leader_move = None
+    leader_move: Any = None
     if world.window == FOLLOW:
         lead = world.lead_card
         hands[leader] |= 1 << lead  # the package removes the led card after the trick
@@ -200,8 +201,9 @@ def package_state(world: State, me: int) -> tuple[Any, Any]:
         return Score(direct_points=direct, pending_points=pending)
 
     def bot_state(p: int) -> Any:
-        return BotState(implementation=None, hand=Hand([_card(c) for c in cards_of(hands[p])], max_size=5),
-                        score=score(p), won_cards=[_card(c) for c in cards_of(world.won[p])])  # fmt: skip
+        hand = Hand([_card(c) for c in cards_of(hands[p])], max_size=5)
+        return BotState(implementation=cast(Any, None), hand=hand, score=score(p),  # a stand-in: no bot
+                        won_cards=[_card(c) for c in cards_of(world.won[p])])
 
     size = len(world.talon)
     rest = [*world.talon[size - world.stock : size - 1], world.trump_card] if world.stock else []
@@ -245,6 +247,8 @@ def check_kind(kind: str) -> str:
 class PackageBot(BaseAgent):
     """A bot of the ``schnapsen`` package (``rand``, ``bully`` or ``rdeep``)
     as our agent, for ``schnapsen-pkg`` deals only."""
+
+    inner: Any  # the package's bot (its classes differ by kind)
 
     def __init__(self, kind: str = "rdeep", seed: int | None = None) -> None:
         check_kind(kind)

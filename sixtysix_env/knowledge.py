@@ -20,7 +20,7 @@ import random
 from typing import Any
 
 from .cards import cards_of
-from .engine import OVER, State
+from .engine import OVER, TALON_OPEN, State
 from .engine import talon_phase as phase_of
 from .seeding import make_rng
 from .variant_rules import RulesState, state_class
@@ -134,8 +134,12 @@ class PlayerView:
         return 1 - self.player
 
     # The talon's phase, by the engine's own rule (a view carries ``stock`` and ``closed_by`` too).
-    talon_open = State.talon_open
     talon_phase = property(phase_of, doc=phase_of.__doc__)
+
+    @property
+    def talon_open(self) -> bool:
+        """Phase 1: the talon holds cards and nobody closed it (as ``State.talon_open``)."""
+        return phase_of(self) == TALON_OPEN
 
     @property
     def is_over(self) -> bool:
@@ -226,7 +230,7 @@ def sample_state(
     may hold (outside ``opp_void``); the rest go face down into the talon in
     uniform random order. ``opp_lacks`` (a card mask) is a belief, not a
     rule: those cards go to the talon in this sample, and the world records
-    nothing about them (the opponent-inference of :mod:`agents.inference`).
+    nothing about them (the opponent-inference of :mod:`agents.search.inference`).
     Raises ``ValueError`` if no world is consistent (only possible for a
     hand-made, contradictory view, or beliefs that leave the opponent too
     few cards).

@@ -81,16 +81,16 @@ class DaemonPool(Executor):
     running when the process exits (a long search) is abandoned instead of waited for."""
 
     def __init__(self, threads: int, name: str) -> None:
-        self._tasks: queue.SimpleQueue[tuple[Future, Callable[[], Any]] | None] = queue.SimpleQueue()
+        self._tasks: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = queue.SimpleQueue()
         self._closed = False
         for i in range(threads):
             threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True).start()
         self._threads = threads
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         if self._closed:
             raise RuntimeError("the pool is shut down")
-        f: Future = Future()
+        f: Future[Any] = Future()
         self._tasks.put((f, lambda: fn(*args, **kwargs)))
         return f
 
@@ -146,7 +146,7 @@ class Game:
         self.owner = owner
         self.client = client  # the remote address that started it
         self.changed = asyncio.Event()
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[Any] | None = None
         self.hint_lock = asyncio.Lock()
         self.save_lock = asyncio.Lock()
         self.record: int | None = None

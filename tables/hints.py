@@ -162,6 +162,7 @@ class Hinter:
             model = getattr(self.agent, "model", None)
             if model is not None:
                 model.observe(v)
+            out: dict[str, Any]
             if len(legal) == 1:
                 out = {"action": legal[0], "kind": None, "values": {}, "detail": "the only legal move"}
             else:

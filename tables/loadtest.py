@@ -249,7 +249,7 @@ def local_server(*args: str, data: str | None = None, log: str | None = None,
                 proc.wait()
 
 
-def _wait_until_up(base: str, proc: subprocess.Popen, log: str, timeout: float) -> None:
+def _wait_until_up(base: str, proc: subprocess.Popen[bytes], log: str, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agents.play import GameRecord
+from agents.record import GameRecord
 from sixtysix_env import PlayerView
 from sixtysix_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE
 from sixtysix_env.cards import CARD_NAMES, SUIT_NAMES, cards_of
@@ -55,6 +55,7 @@ class Narrator:
             card = CARD_NAMES[action]
             if w == LEAD:
                 return f"{subject} lead{s} {card}"
+            assert taken_by is not None  # a card that is not a lead completes a trick
             gained = after.points[taken_by] - before.points[taken_by]
             who = "You take" if taken_by == self.seat else f"{self.bot} takes"
             return f"{subject} play{s} {card}: {who} the trick ({gained} points)"

@@ -2,7 +2,7 @@
 
 A :class:`Session` plays a match (or one deal) through the public PettingZoo
 environment, ``sixtysix_env.env(episode=...)``, reset with the game's seed,
-so the finished game is an arena :class:`~agents.play.GameRecord` that
+so the finished game is an arena :class:`~agents.record.GameRecord` that
 ``sixtysix replay`` re-runs move by move. The bot comes from
 ``agents.make_agent`` and sees only its own view, as in the arena.
 
@@ -36,7 +36,8 @@ from typing import Any
 
 import sixtysix_env
 from agents import make_agent
-from agents.play import GameRecord, deal_dict
+from agents.forfeits import EXCEPTION, ILLEGAL, RESIGNED
+from agents.record import GameRecord
 from agents.registry import check_plays
 from sixtysix_env import PlayerView, view
 from sixtysix_env.engine import LEAD, OVER, PLAYER_IDS
@@ -60,7 +61,6 @@ from .moves import IllegalMove, parse_move, why_illegal
 from .narration import Narrator
 
 HUMAN_NAME = "human"
-RESIGNED = "resigned"  # the forfeit reason of a person who gives up (docs/rules.md section 4.4)
 FRAMES_KEPT = 64  # recent frames a table may ask for again (the opponent's moves, shown one by one)
 SHARED_WEIGHTS = ("layers", "endgame_layers", "closed_layers")  # a ppo bot's weights: read-only, shared
 PPO_KEPT = 8  # ppo checkpoints kept loaded (one per spec)
@@ -255,16 +255,16 @@ class Session:
         if error is not None:
             return self.forfeit_bot(error)
         if action is None or not 0 <= action < 32 or not (v.legal_mask >> action) & 1:
-            return self.forfeit_bot(f"illegal action {action}", "illegal")
+            return self.forfeit_bot(f"illegal action {action}", ILLEGAL)
         return self._apply(self.bot_seat, action)
 
-    def forfeit_bot(self, error: str, reason: str = "exception") -> list[Frame]:
+    def forfeit_bot(self, error: str, reason: str = EXCEPTION) -> list[Frame]:
         """The bot loses the game: it crashed (``reason="exception"``) or chose an illegal move."""
         if self._finished:
             return []
         self.version += 1
         self._forfeit(self.bot_seat, reason, error)
-        what = "chose an illegal move" if reason == "illegal" else f"crashed ({error[:200]})"
+        what = "chose an illegal move" if reason == ILLEGAL else f"crashed ({error[:200]})"
         self._event(self.bot_seat, None, f"{self.bot_name} {what} and forfeits: "
                     + self.narrator.game_over(self.record))
         f = self.frame()
@@ -283,8 +283,7 @@ class Session:
         deal_no = self.deal_number
         self.env.step(action)
         self.version += 1
-        self.record.actions.append(action)
-        self.record.moves += 1
+        self.record.add_move(action)
         after = view(state, self.seat)  # ``state`` is the deal just played, even when it ended
         if action < 24:
             taker = 0 if after.tricks[0] > before.tricks[0] else 1
@@ -300,8 +299,7 @@ class Session:
 
     def _end_deal(self, state: Any, after: PlayerView, deal_no: int) -> list[Frame]:
         """Record the deal just finished; the frames of its end and of the next deal's start."""
-        info = self._raw.infos[PLAYER_IDS[0]]
-        self.record.deals.append(deal_dict(info["deal_result"]))
+        self.record.add_deal(self._raw.infos[PLAYER_IDS[0]]["deal_result"])
         if self._raw.terminations[PLAYER_IDS[0]]:
             self._finish()
         game_over = self.narrator.game_over(self.record) if self._finished else None
@@ -315,27 +313,11 @@ class Session:
         return frames
 
     def _finish(self) -> None:
-        rec = self.record
-        if rec.unit == "deal":
-            last = rec.deals[-1]
-            rec.winner = last["winner"]
-            score = [0, 0]
-            if last["winner"] is not None:
-                score[last["winner"]] = last["game_points"]
-            rec.match_score = (score[0], score[1])
-        else:
-            ms = self.state.match_scores
-            rec.match_score = (int(ms[0]), int(ms[1]))
-            rec.winner = 0 if rec.match_score[0] > rec.match_score[1] else 1
+        self.record.finish(self.state.match_scores)
         self._finished = True
 
     def _forfeit(self, seat: int, reason: str, detail: str) -> None:
-        rec = self.record
-        rec.forfeit = {"seat": seat, "reason": reason, "detail": detail[:500]}
-        rec.winner = 1 - seat
-        if rec.unit == "match":
-            ms = self.state.match_scores
-            rec.match_score = (int(ms[0]), int(ms[1]))
+        self.record.lose_by_forfeit(seat, reason, detail, self.state.match_scores)
         self._finished = True
 
     def _event(self, seat: int | None, action: int | None, text: str, deal_no: int | None = None) -> None:

@@ -93,7 +93,7 @@ class RecordStore:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             same = os.path.exists(self.path) and os.stat(self.path).st_ino == os.fstat(fd).st_ino
-            if same and os.fstat(fd).st_size >= self.max_bytes:
+            if same and self.max_bytes is not None and os.fstat(fd).st_size >= self.max_bytes:
                 os.replace(self.path, self.path + ".1")
                 _, writer = open_results(self.path, CONFIG, resume=True)
                 writer.close()

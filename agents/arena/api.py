@@ -108,6 +108,7 @@ def _run(players: Sequence[AgentLike], opts: ArenaOptions
     opts = with_seed(opts)
     names = display_names(players)
     config = opts.run_config(names)
+    assert opts.seed is not None  # with_seed chose one
     tasks = schedule(len(players), opts.games, opts.seed, opts.duplicate)
     seq = SequentialStop(opts.sprt_test, opts.duplicate, opts.games) if opts.sprt_test is not None else None
     guard = ReferenceGuard(names, opts.reference, len(tasks)) if opts.reference else None

@@ -53,7 +53,7 @@ RULES_ERRORS: dict[type, type[OptionError]] = {UnknownRulesError: UnknownRulesOp
                                                RulesConflictError: RulesConflictOption}
 
 
-class _Spelling(dict):
+class _Spelling(dict[str, Any]):
     """Placeholders nobody renamed stay the field's own name."""
 
     def __missing__(self, key: str) -> str:

@@ -229,7 +229,7 @@ def open_results(
     return games, ResultsWriter(fd)
 
 
-def _claim(path: str, fd: int, config: dict[str, Any], resume: bool) -> list[dict[str, Any]]:
+def _claim(path: str, fd: int, config: Mapping[str, Any], resume: bool) -> list[dict[str, Any]]:
     """Under the lock: check the file against the run, write its header if it has no games."""
     size = os.fstat(fd).st_size
     data = os.pread(fd, size, 0) if size else b""
@@ -269,11 +269,6 @@ MEASURED = ("cpu",)  # fields of a game line that are measured, so differ betwee
 def as_played(line: dict[str, Any]) -> dict[str, Any]:
     """A game line without its measured fields: equal for the same game played again."""
     return {k: v for k, v in line.items() if k not in MEASURED}
-
-
-def iter_games(path: str) -> Iterator[dict[str, Any]]:
-    """Game records of a results file, ordered by index."""
-    yield from read_results(path)[1]
 
 
 def find_game(path: str, index: int) -> dict[str, Any]:

@@ -25,9 +25,10 @@ from tqdm import tqdm
 
 from agents.base import Agent
 from agents.external import ExternalAgent
-from agents.forfeits import CRASH, kind_of
+from agents.forfeits import CRASH
 from agents.lifetime import die_with, die_with_parent
-from agents.play import WALL, GameRecord, make_env, play_game
+from agents.play import WALL, make_env, play_game
+from agents.record import GameRecord
 from agents.registry import make_agent
 
 from .fairness import ReferenceGuard, cpu_share, share_text
@@ -177,10 +178,9 @@ def crash_line(setup: Setup, task: Task, player: int) -> GameLine:
     """The line of a game whose bot killed its worker process twice: that bot forfeits ("crash")."""
     seat = task.seats.index(player) if player in task.seats else 0
     names = (str(setup.players[task.seats[0]]), str(setup.players[task.seats[1]]))
-    rec = GameRecord(task.seed, setup.unit, names, task.agent_seeds, winner=1 - seat)
-    rec.forfeit = {"seat": seat, "reason": CRASH, "kind": kind_of(CRASH),
-                   "detail": "the bot's worker process died (os._exit, a "
-                   "signal or a crash in native code), also when the game was played again alone"}
+    rec = GameRecord(task.seed, setup.unit, names, task.agent_seeds)
+    rec.lose_by_forfeit(seat, CRASH, "the bot's worker process died (os._exit, a signal or a crash in "
+                        "native code), also when the game was played again alone")
     return game_line(task, rec)
 
 

@@ -20,6 +20,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -198,7 +199,7 @@ class Ratings:
         z = NormalDist().inv_cdf(0.5 + self.confidence / 2)
         return tuple((e - z * s, e + z * s) for e, s in zip(self.elo, self.stderr, strict=True))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             name: {"elo": e, "ci": list(ci), "stderr": s}
             for name, e, s, ci in zip(self.names, self.elo, self.stderr, self.intervals, strict=True)

@@ -1,6 +1,6 @@
 """The seam between the arena and the estimator: a finished game line in, corrected points out.
 
-A game line (``agents.play.GameRecord.to_dict()`` plus the arena's keys)
+A game line (``agents.record.GameRecord.to_dict()`` plus the arena's keys)
 holds the card seed, the unit and every action, so its deals can be
 replayed with the engine exactly as the environment dealt them
 (:func:`sixtysix_env.aec.first_deal`, then :func:`~sixtysix_env.deals.next_deal`
@@ -100,6 +100,7 @@ def replay_deals(line: Mapping[str, Any]) -> list[tuple[State, list[int]]]:
         if state.window == OVER:
             k = len(out)
             res = state.result
+            assert res is not None  # a finished deal has its result
             rec = recorded[k] if k < len(recorded) else None
             if not isinstance(rec, Mapping) or rec.get("winner") != res.winner or (
                     res.winner is not None and rec.get("game_points") != res.game_points):
@@ -204,7 +205,7 @@ def pairing_points(lines: Sequence[Mapping[str, Any]], a: int, b: int, value: Va
 
     from .regression import cross_fitted
 
-    nets: dict[Any, list] = {}
+    nets: dict[Any, list[Any]] = {}
     for line in lines:
         seats = line.get("seats")
         if not isinstance(seats, list) or sorted(seats) != sorted((a, b)):

@@ -172,7 +172,7 @@ class SolverValue:
         self.fallback = fallback
         self.open_last = open_last
         self.solver = Solver()
-        self.cache: dict[tuple, float] = {}
+        self.cache: dict[tuple[Any, ...], float] = {}
 
     def fixed(self, state: State) -> bool:
         """True where both hands and the public history fix every playable card."""
@@ -278,10 +278,10 @@ class CriticValue:
         from .. import checkpoint
         from ..nets import ValueNet, numpy_forward, numpy_layers
 
-        path = checkpoint.DEFAULT_CHECKPOINT if path is None else path
-        ckpt = checkpoint.load(path)
+        source = checkpoint.DEFAULT_CHECKPOINT if path is None else path
+        ckpt = checkpoint.load(source)
         if "critic" not in ckpt or not ckpt.get("config", {}).get("full_critic", False):
-            raise ValueError(f"checkpoint {path} holds no full-state critic")
+            raise ValueError(f"checkpoint {source} holds no full-state critic")
         hidden = ckpt["config"].get("critic_hidden", (256, 256))
         net = ValueNet(int(ckpt["critic"]["net.0.weight"].shape[1]), hidden)
         net.load_state_dict(ckpt["critic"])

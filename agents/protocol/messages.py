@@ -25,7 +25,6 @@ from ..forfeits import CRASH, ILLEGAL, MALFORMED, PROTOCOL, TIMEOUT
 PROTOCOL_VERSION = "1.1"
 PROTOCOL_MAJOR = 1
 SAFE_INT = (1 << 53) - 1  # seeds are sent below this, exact in every JSON parser
-FORFEIT_REASONS = (TIMEOUT, CRASH, MALFORMED, ILLEGAL, PROTOCOL)  # what an external bot's faults name
 
 
 # ----------------------------------------------------------------- the faults
@@ -201,13 +200,15 @@ def decode(line: bytes) -> dict[str, Any]:
     try:
         msg = json.loads(line)
     except ValueError:  # JSONDecodeError and UnicodeDecodeError
-        raise BotMalformed(f"not JSON: {_clip(line)}") from None
+        raise BotMalformed(f"not JSON: {clip(line)}") from None
     if not isinstance(msg, dict):
-        raise BotMalformed(f"not a JSON object: {_clip(line)}")
+        raise BotMalformed(f"not a JSON object: {clip(line)}")
     return msg
 
 
-def _clip(line: bytes, n: int = 80) -> str:
+def clip(line: bytes, n: int = 80) -> str:
+    """A bot's line for an error message: its first ``n`` bytes as a Python bytes literal (so
+    control characters and invalid UTF-8 show as escapes), "..." when cut."""
     return repr(line[:n]) + ("..." if len(line) > n else "")
 
 

@@ -52,6 +52,8 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 # too: a dying arena's pipes close before its parent-death signal is sent, so
 # the bot may exit on end of file and its supervisor with it before the signal
 # arrives, which left a bot's child running (found by tests/external).
+# A process's group is the 3rd field after the LAST ")" of /proc/PID/stat:
+# its name, in parentheses before, may hold spaces, ")" and newlines.
 _SUPERVISOR = (
     "trap 'kill -KILL 0' TERM HUP\n"
     "exec 3<&0 4>&1\n"
@@ -60,8 +62,11 @@ _SUPERVISOR = (
     "wait $!\n"
     "s=$?\n"
     "for f in /proc/[0-9]*/stat; do\n"
-    '  read -r p _ _ _ g _ 2>/dev/null < "$f" || continue\n'
-    '  [ "$g" = $$ ] && [ "$p" != $$ ] && kill -KILL "$p" 2>/dev/null\n'
+    "  t=\n"
+    '  while IFS= read -r l; do t="$t$l "; done 2>/dev/null < "$f"\n'
+    "  set -- ${t##*\\)}\n"
+    "  p=${f#/proc/}; p=${p%/stat}\n"
+    '  [ "$3" = $$ ] && [ "$p" != $$ ] && kill -KILL "$p" 2>/dev/null\n'
     "done\n"
     "exit $s\n"
 )

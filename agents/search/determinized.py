@@ -54,13 +54,13 @@ def search_value(state: State, player: int, solver: Solver, depth: int) -> float
     if depth <= 0:
         return playout_value(state.clone(), player, solver)
     maximize = state.to_act == player
-    best = -4.0 if maximize else 4.0
+    best: float = -4.0 if maximize else 4.0
     for a in actions_of(state.legal_mask()):
         child = state.clone()
         child.apply_unchecked(a)
-        v = search_value(child, player, solver, depth - 1)
-        if (v > best) if maximize else (v < best):
-            best = v
+        value = search_value(child, player, solver, depth - 1)
+        if (value > best) if maximize else (value < best):
+            best = value
     return best
 
 

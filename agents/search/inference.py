@@ -57,8 +57,8 @@ class OpponentModel:
 
     def reset(self) -> None:
         """Forget everything (a new match; a new deal is detected by :meth:`observe`)."""
-        self._deal: tuple = ()
-        self._last: tuple = ()
+        self._deal: tuple[Any, ...] = ()
+        self._last: tuple[Any, ...] = ()
         self._shown = 0
         self.denied: dict[int, int] = {}  # card -> talon size when the opponent showed it lacked it
         self.pairs = 0  # suits (bit mask) where the opponent held at most one of King and Queen

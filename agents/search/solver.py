@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
 from sixtysix_env.actions import DECLARE, actions_of
 from sixtysix_env.cards import HIGHER, POINTS, SUIT_MASKS
@@ -52,7 +53,7 @@ from .budget import OutOfTime
 INF = 1 << 10  # larger than any deal value (|value| <= 3 plus a draw bonus under 100)
 FALSE_DECLARATION_VALUE = -2  # the German game's; rules with false_claim_three make it -3 sometimes
 
-_Search = tuple[Callable[..., int], Callable[..., int], dict]
+_Search = tuple[Callable[..., int], Callable[..., int], dict[Any, Any]]
 
 
 def child_value(child: State, p: int, search: Callable[[State, bool], int]) -> int:
@@ -90,7 +91,7 @@ def counted_marriages(state: State, p: int) -> int:
     return marriage_points(shown, state.trump)
 
 
-def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int], watch: list,
+def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int], watch: list[Any],
                  rules: Rules = GERMAN, bonus: int = 0) -> _Search:
     """Build the compact phase-2 search for one set of deal constants.
 
@@ -267,8 +268,8 @@ class Solver:
     """
 
     def __init__(self) -> None:
-        self._searches: dict[tuple, _Search] = {}
-        self._watch: list = [0, None]
+        self._searches: dict[tuple[Any, ...], _Search] = {}
+        self._watch: list[Any] = [0, None]
 
     def clear(self) -> None:
         self._searches.clear()
@@ -313,6 +314,10 @@ class Solver:
         # FINAL, the close response, a lead after marriage-then-close, phase 1.
         return self._generic(state, alpha, beta)
 
+    def _in_window(self, alpha: int, beta: int) -> Callable[[State, bool], int]:
+        """:func:`child_value`'s search of a child in the mover's window (negated for the opponent)."""
+        return lambda c, same: self.solve(c, alpha, beta) if same else self.solve(c, -beta, -alpha)
+
     def _generic(self, state: State, alpha: int, beta: int) -> int:
         """Negamax over engine moves (any window; exponential in phase 1)."""
         p = state.to_act
@@ -320,8 +325,7 @@ class Solver:
         for a in actions_of(state.legal_mask()):
             child = state.clone()
             child.apply_unchecked(a)
-            v = child_value(child, p, lambda c, same, lo=alpha, hi=beta: self.solve(c, lo, hi) if same
-                            else self.solve(c, -hi, -lo))
+            v = child_value(child, p, self._in_window(alpha, beta))
             if v > best:
                 best = v
                 if v > alpha:

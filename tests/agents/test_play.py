@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from agents import play as play_mod
+from agents import movetime
 from agents.base import BaseAgent
 from agents.play import EXCEPTION, ILLEGAL, TIMEOUT, GameRecord, derive_seed, make_env, play_game
 from agents.random_agent import RandomAgent
@@ -121,7 +121,7 @@ def test_callers_alarm_is_given_back():
         play_game(RandomAgent(), RandomAgent(), seed=1, move_time=5.0)
         delay, _ = signal.getitimer(signal.ITIMER_REAL)
         assert 0 < delay <= 30.0
-        assert signal.getsignal(signal.SIGALRM) is not play_mod._on_alarm
+        assert signal.getsignal(signal.SIGALRM) is not movetime._on_alarm
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)

@@ -218,3 +218,17 @@ def test_a_request_round_trip_costs_well_under_a_millisecond(tmp_path):
             bot.act(v)
             took.append(time.perf_counter() - t)
     assert statistics.median(took) < 1e-3
+
+
+def test_each_game_starts_from_a_clean_slate(tmp_path):
+    """An external bot's per-game state (budget, clock, fault, deals, seat) is one object, new at each
+    reset: a CPU-timed game with a short move time leaves nothing behind for the next game."""
+    bot = ExternalAgent(PY_BOT, timeout=5.0, log_dir=str(tmp_path))
+    try:
+        play_game(bot, RandomAgent(), seed=3, unit="deal", move_time=0.5, clock="cpu")
+        played = bot.game
+        assert (played.clock, played.budget, played.seat) == ("cpu", 0.5, 0) and played.deals == 1
+        bot.reset(7)
+        assert bot.game == type(played)(seed=7, budget=5.0) and bot.game is not played
+    finally:
+        bot.close()

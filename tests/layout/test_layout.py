@@ -112,3 +112,14 @@ def test_modules_and_functions_are_small(name):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not allowed:
             length = node.end_lineno - node.lineno + 1
             assert length <= MAX_FUNCTION_LINES, f"{rel}:{node.lineno} {node.name} has {length} lines"
+
+
+def test_no_module_imports_a_private_name_of_another():
+    """A ``_name`` is its module's own business: what modules share is public, with a docstring."""
+    private = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                private += [f"{name}: from {'.' * node.level}{node.module or ''} import {a.name}"
+                            for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not private, f"private names imported across modules: {private}"

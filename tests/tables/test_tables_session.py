@@ -144,11 +144,12 @@ def test_a_crashing_or_cheating_bot_forfeits():
     s.bot.act = lambda view: 1 / 0
     s.bot_move()
     assert s.over and s.record.forfeit["reason"] == "exception" and s.winner == 1
+    assert s.record.forfeit["kind"] == "crash"  # the arena's record format: every fault has its kind
     s = Session("random", seed=2, seat=1)
     s.bot.act = lambda view: 99
     while not s.over:
         s.bot_move() if s.bot_to_act else s.play(s.legal_moves()[0]["action"])
-    assert s.record.forfeit["reason"] == "illegal" and s.winner == 1
+    assert s.record.forfeit["reason"] == "illegal" and s.winner == 1 and s.record.forfeit["kind"] == "illegal"
     s = Session("random", seed=4)
     s.resign()
     assert s.over and s.record.forfeit == {"seat": 0, "reason": "resigned", "detail": "the person resigned"}
