@@ -52,7 +52,7 @@ from sixtysix_env.knowledge import PlayerView, sample_state
 from .base import BaseAgent, require_turn
 from .pimc import PimcAgent
 from .rules import obvious_action, view_rule_action
-from .search.budget import MAX_UNITS, Anytime, OutOfTime, gc_paused
+from .search.budget import MAX_UNITS, Anytime, Deadline, OutOfTime, gc_paused
 from .search.determinized import CLOSE_MARGIN, playout_value, solvable
 from .search.solver import Solver, terminal_value
 
@@ -95,18 +95,26 @@ class IsmctsAgent(Anytime, BaseAgent):
         self.solver = Solver()
         self._phase2 = PimcAgent(seed=seed, move_time=move_time, worlds=worlds, infer=infer)
         self.last_iterations = 0  # iterations the last search used
+        self._retired_tree: Node | None = None  # the last search's tree, freed after the reply
         self.model = self._phase2.model  # one record of the deal for both phases
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._phase2.reset(seed)  # also resets the shared model
         self.solver.clear()
+        self.release()
+
+    def release(self) -> None:
+        self.solver.release()
+        self._phase2.release()
+        self._retired_tree = None
 
     def game_start(self, seat: int, unit: str, move_time: float | None) -> None:
         super().game_start(seat, unit, move_time)
         self._phase2.game_start(seat, unit, move_time)
 
     def act(self, view: PlayerView) -> int:
+        deadline = self.deadline()  # first: all of the move's work counts
         require_turn(view)
         if self.model is not None:
             self.model.observe(view)
@@ -115,22 +123,23 @@ class IsmctsAgent(Anytime, BaseAgent):
             return a
         if not view.talon_open:
             return self._phase2.act(view)
-        with gc_paused():  # until the tables are freed
+        with gc_paused():  # until the tables are set aside
             try:
-                return self._search(view)
+                return self._search(view, deadline)
             finally:
                 self.solver.clear()
 
-    def _search(self, view: PlayerView) -> int:
-        root = self.search_tree(view)
+    def _search(self, view: PlayerView, deadline: Deadline | None) -> int:
+        root = self.search_tree(view, deadline)
+        self._retired_tree = root  # freed by ``release`` after the reply (or by the next search)
         visited = [a for a, ch in root.children.items() if ch.visits]  # all, unless the budget ran out
         if not visited:
             return view_rule_action(view)  # not one descent in time: the rules of thumb
         return max(visited, key=lambda a: (root.children[a].reward / root.children[a].visits, -a))
 
-    def search_tree(self, view: PlayerView) -> Node:
+    def search_tree(self, view: PlayerView, deadline: Deadline | None | bool = True) -> Node:
         """The root of the tree after ``iterations`` iterations (at least one round),
-        or as many as the budget allows.
+        or as many as the budget allows (``deadline``; True: one from the budget, starting now).
 
         Iterations run in rounds: one sampled world per round, one descent per
         root action in it, so root actions are compared on the same worlds
@@ -143,7 +152,9 @@ class IsmctsAgent(Anytime, BaseAgent):
         legal = actions_of(view.legal_mask)
         for a in legal:
             root.children[a] = Node(me)
-        deadline = self.deadline()
+        if deadline is True:
+            deadline = self.deadline()
+        assert deadline is not True
         limit = self.iterations if deadline is None else MAX_UNITS
         self.solver.stop_when(None if deadline is None else deadline.passed)
         done = 0
@@ -163,7 +174,7 @@ class IsmctsAgent(Anytime, BaseAgent):
             pass
         finally:
             self.solver.stop_when(None)
-            self.solver.clear()
+            self.solver.clear()  # O(1): the tables are freed by ``release``, after the reply
         self.last_iterations = done
         return root
 

@@ -64,24 +64,28 @@ class PimcAgent(Anytime, BaseAgent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.solver.clear()
+        self.solver.release()
         if self.model is not None:
             self.model.reset()
 
+    def release(self) -> None:
+        self.solver.release()
+
     def act(self, view: PlayerView) -> int:
+        deadline = self.deadline()  # first: all of the move's work counts
         require_turn(view)
         if self.model is not None:
             self.model.observe(view)
         a = obvious_action(view)
         if a is not None:
             return a
-        deadline = self.deadline()
         self.solver.stop_when(None if deadline is None else deadline.passed)
         with gc_paused():  # until the tables are freed
             try:
                 return self._search(view, deadline)
             finally:
                 self.solver.stop_when(None)
-                self.solver.clear()
+                self.solver.clear()  # O(1): the tables are freed by ``release``, after the reply
 
     def _search(self, view: PlayerView, deadline: Deadline | None) -> int:
         if view.stock == 0:

@@ -38,6 +38,7 @@ from ..rules import is_endgame_view
 from .budget import OutOfTime
 
 INF = 4  # larger than any deal value (|value| <= 3)
+CHECK_MASK = 255  # with a stop condition, asked every CHECK_MASK + 1 searched positions (a few hundred µs)
 FALSE_DECLARATION_VALUE = -2
 
 _Search = tuple[Callable[..., int], Callable[..., int], dict]
@@ -69,8 +70,9 @@ def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int]
     had no trick at closing; ``marriages``: marriage points shown by each
     player (they count once that player has a trick). Scores passed around
     are deal scores (card points plus counted marriages). ``watch`` is the
-    solver's ``[nodes, stop]``: with a ``stop`` callable, every 256th searched
-    lead position asks it and raises :class:`OutOfTime` when it says so.
+    solver's ``[nodes, stop]``: with a ``stop`` callable, every ``CHECK_MASK + 1``-th
+    searched position (lead positions here, engine positions in ``Solver._generic``)
+    asks it and raises :class:`OutOfTime` when it says so.
     """
     trumps = SUIT_MASKS[trump]
     suit_masks = SUIT_MASKS
@@ -143,7 +145,7 @@ def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int]
                 beta = hi
         if watch[1] is not None:
             watch[0] += 1
-            if not watch[0] & 255 and watch[1]():
+            if not watch[0] & CHECK_MASK and watch[1]():
                 raise OutOfTime
         a0, b0 = alpha, beta
         best = -INF
@@ -229,16 +231,26 @@ class Solver:
     """Exact solver with transposition tables kept between calls.
 
     One table per set of deal constants (trump, closer, marriages shown), so a
-    solver may be reused across positions of any deals; call :meth:`clear`
-    to free memory.
+    solver may be reused across positions of any deals. :meth:`clear` drops
+    the tables in O(1) and keeps them aside until :meth:`release` (or the next
+    ``clear``) frees them: freeing a big table is work a timed move need not
+    do before it replies (search bots release from the play loop's untimed
+    ``deal_end``/``game_end`` hooks). At most one set waits, so memory stays bounded.
     """
 
     def __init__(self) -> None:
         self._searches: dict[tuple, _Search] = {}
+        self._retired: dict[tuple, _Search] = {}
         self._watch: list = [0, None]
 
     def clear(self) -> None:
-        self._searches.clear()
+        """Start afresh; the old tables wait for :meth:`release` (freeing the set waiting before)."""
+        if self._searches:
+            self._retired, self._searches = self._searches, {}
+
+    def release(self) -> None:
+        """Free the tables :meth:`clear` set aside (call it where time is not counted)."""
+        self._retired = {}
 
     def stop_when(self, stop: Callable[[], bool] | None) -> None:
         """From now on a search raises :class:`~agents.search.budget.OutOfTime` once
@@ -281,6 +293,11 @@ class Solver:
 
     def _generic(self, state: State, alpha: int, beta: int) -> int:
         """Negamax over engine moves (any window; exponential in phase 1)."""
+        watch = self._watch
+        if watch[1] is not None:  # phase 1 is exponential: a deadline is asked here too
+            watch[0] += 1
+            if not watch[0] & CHECK_MASK and watch[1]():
+                raise OutOfTime
         p = state.to_act
         best = -INF
         for a in actions_of(state.legal_mask()):
@@ -339,6 +356,7 @@ class Solver:
             return self.best_action(sample_state(view, rng))[0]
         finally:
             self.clear()
+            self.release()
 
 
 def solve(state: State) -> int:
