@@ -122,7 +122,7 @@ class IsmctsAgent(Anytime, BaseAgent):
         if a is not None:
             return a
         if not view.talon_open:
-            return self._phase2.act(view)
+            return self._phase2.act_within(view, deadline)
         with gc_paused():  # until the tables are set aside
             try:
                 return self._search(view, deadline)

@@ -72,7 +72,10 @@ class PimcAgent(Anytime, BaseAgent):
         self.solver.release()
 
     def act(self, view: PlayerView) -> int:
-        deadline = self.deadline()  # first: all of the move's work counts
+        return self.act_within(view, self.deadline())  # the deadline first: all of the move's work counts
+
+    def act_within(self, view: PlayerView, deadline: Deadline | None) -> int:
+        """``act`` by a deadline that started earlier (``ismcts`` hands over its own in phase 2)."""
         require_turn(view)
         if self.model is not None:
             self.model.observe(view)
