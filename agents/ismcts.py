@@ -121,6 +121,7 @@ class IsmctsAgent(Anytime, BaseAgent):
         a = obvious_action(view)
         if a is not None:
             return a
+        self.release()  # the last search's tables and tree, if no hook freed them: inside this budget
         if not view.talon_open:
             return self._phase2.act_within(view, deadline)
         with gc_paused():  # until the tables are set aside
@@ -131,7 +132,7 @@ class IsmctsAgent(Anytime, BaseAgent):
 
     def _search(self, view: PlayerView, deadline: Deadline | None) -> int:
         root = self.search_tree(view, deadline)
-        self._retired_tree = root  # freed by ``release`` after the reply (or by the next search)
+        self._retired_tree = root  # freed by ``release``, not before the reply
         visited = [a for a, ch in root.children.items() if ch.visits]  # all, unless the budget ran out
         if not visited:
             return view_rule_action(view)  # not one descent in time: the rules of thumb
@@ -174,7 +175,7 @@ class IsmctsAgent(Anytime, BaseAgent):
             pass
         finally:
             self.solver.stop_when(None)
-            self.solver.clear()  # O(1): the tables are freed by ``release``, after the reply
+            self.solver.clear()  # O(1): ``release`` frees the tables later
         self.last_iterations = done
         return root
 

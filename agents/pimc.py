@@ -82,13 +82,14 @@ class PimcAgent(Anytime, BaseAgent):
         a = obvious_action(view)
         if a is not None:
             return a
+        self.release()  # the last search's tables, if no hook freed them: inside this budget
         self.solver.stop_when(None if deadline is None else deadline.passed)
         with gc_paused():  # until the tables are freed
             try:
                 return self._search(view, deadline)
             finally:
                 self.solver.stop_when(None)
-                self.solver.clear()  # O(1): the tables are freed by ``release``, after the reply
+                self.solver.clear()  # O(1): ``release`` frees the tables later
 
     def _search(self, view: PlayerView, deadline: Deadline | None) -> int:
         if view.stock == 0:

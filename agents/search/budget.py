@@ -16,9 +16,10 @@ the bot plays its rules of thumb). The deadline starts when ``act`` starts,
 so all of a move's work counts. The garbage collector is paused during a
 search (:func:`gc_paused`: a full collection over a big transposition table
 alone outlasts a short budget), and the search's tables are set aside in
-O(1) and freed after the reply (:meth:`Anytime.release`, from the play
-loop's untimed ``deal_end``/``game_end`` hooks); the margin, a share of the
-budget, absorbs the rest (unwinding, the noise of a busy machine).
+O(1), never freed after the last clock check: :meth:`Anytime.release`
+frees them from the play loop's untimed ``deal_end``/``game_end`` hooks, or
+at the start of the next search, where the deadline counts it. The margin,
+a share of the budget, absorbs the rest (unwinding, the noise of a busy machine).
 ``bench/bench_budget.py`` measures the CPU time per move against the budget.
 """
 
@@ -29,7 +30,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-MARGIN_SHARE = 0.4  # share of the budget kept free (the machine may be busy: wall time counts)
+MARGIN_SHARE = 0.4  # share of the budget kept free (unwinding, noise: a busy machine's caches, page faults)
 MIN_MARGIN = 0.01  # seconds kept free at least (a slow solver call, a garbage collection)
 # The longest per-move limit a game or a bot spec accepts, in seconds: setitimer overflows a little
 # above 1e9 seconds, so a limit is capped well below that (about 11.6 days, far beyond any game).
