@@ -95,7 +95,7 @@ class IsmctsAgent(Anytime, BaseAgent):
         self.solver = Solver()
         self._phase2 = PimcAgent(seed=seed, move_time=move_time, worlds=worlds, infer=infer)
         self.last_iterations = 0  # iterations the last search used
-        self._retired_tree: Node | None = None  # the last search's tree, freed after the reply
+        self._retired_tree: Node | None = None  # the last search's tree, until ``release`` frees it
         self.model = self._phase2.model  # one record of the deal for both phases
 
     def reset(self, seed: int | None = None) -> None:

@@ -84,7 +84,7 @@ class PimcAgent(Anytime, BaseAgent):
             return a
         self.release()  # the last search's tables, if no hook freed them: inside this budget
         self.solver.stop_when(None if deadline is None else deadline.passed)
-        with gc_paused():  # until the tables are freed
+        with gc_paused():  # until the tables are set aside
             try:
                 return self._search(view, deadline)
             finally:
