@@ -128,7 +128,7 @@ class IsmctsAgent(Anytime, BaseAgent):
             try:
                 return self._search(view, deadline)
             finally:
-                self.solver.clear()
+                self.solver.set_aside()
 
     def _search(self, view: PlayerView, deadline: Deadline | None) -> int:
         root = self.search_tree(view, deadline)
@@ -175,7 +175,7 @@ class IsmctsAgent(Anytime, BaseAgent):
             pass
         finally:
             self.solver.stop_when(None)
-            self.solver.clear()  # O(1): ``release`` frees the tables later
+            self.solver.set_aside()  # O(1): ``release`` frees the tables later
         self.last_iterations = done
         return root
 

@@ -64,7 +64,6 @@ class PimcAgent(Anytime, BaseAgent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.solver.clear()
-        self.solver.release()
         if self.model is not None:
             self.model.reset()
 
@@ -89,7 +88,7 @@ class PimcAgent(Anytime, BaseAgent):
                 return self._search(view, deadline)
             finally:
                 self.solver.stop_when(None)
-                self.solver.clear()  # O(1): ``release`` frees the tables later
+                self.solver.set_aside()  # O(1): ``release`` frees the tables later
 
     def _search(self, view: PlayerView, deadline: Deadline | None) -> int:
         if view.stock == 0:

@@ -231,11 +231,11 @@ class Solver:
     """Exact solver with transposition tables kept between calls.
 
     One table per set of deal constants (trump, closer, marriages shown), so a
-    solver may be reused across positions of any deals. :meth:`clear` drops
-    the tables in O(1) and keeps them aside until :meth:`release` (or the next
-    ``clear``) frees them: freeing a big table is work a timed move need not
-    do before it replies (search bots release from the play loop's untimed
-    ``deal_end``/``game_end`` hooks). At most one set waits, so memory stays bounded.
+    solver may be reused across positions of any deals; :meth:`clear` frees
+    them. :meth:`set_aside` drops them in O(1) instead and keeps them until
+    :meth:`release` (or the next ``set_aside``/``clear``) frees them: freeing
+    a big table is work a timed move need not do before it replies. At most
+    one set waits, so memory stays bounded.
     """
 
     def __init__(self) -> None:
@@ -244,12 +244,17 @@ class Solver:
         self._watch: list = [0, None]
 
     def clear(self) -> None:
-        """Start afresh; the old tables wait for :meth:`release` (freeing the set waiting before)."""
+        """Free every table."""
+        self._searches = {}
+        self._retired = {}
+
+    def set_aside(self) -> None:
+        """Start afresh in O(1); the old tables wait for :meth:`release` (freeing the set waiting before)."""
         if self._searches:
             self._retired, self._searches = self._searches, {}
 
     def release(self) -> None:
-        """Free the tables :meth:`clear` set aside (call it where time is not counted)."""
+        """Free the tables :meth:`set_aside` kept (where time is not counted, or counted by a deadline)."""
         self._retired = {}
 
     def stop_when(self, stop: Callable[[], bool] | None) -> None:
@@ -356,7 +361,6 @@ class Solver:
             return self.best_action(sample_state(view, rng))[0]
         finally:
             self.clear()
-            self.release()
 
 
 def solve(state: State) -> int:

@@ -111,3 +111,6 @@ def test_tables_are_freed_after_the_reply(spec):
     bot.act(closed_views(1)[0])
     bot.game_end(None)
     assert not any(s._retired for s in solvers)
+    bot.act(closed_views(1)[0])
+    bot.reset(2)  # a new game frees everything
+    assert not any(s._retired or s._searches for s in solvers)
