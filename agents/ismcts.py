@@ -52,7 +52,7 @@ from sixtysix_env.knowledge import PlayerView, sample_state
 from .base import BaseAgent, require_turn
 from .pimc import PimcAgent
 from .rules import obvious_action, view_rule_action
-from .search.budget import MAX_UNITS, Anytime, OutOfTime, gc_paused
+from .search.budget import MAX_UNITS, Anytime, Deadline, OutOfTime, gc_paused
 from .search.determinized import CLOSE_MARGIN, playout_value, solvable
 from .search.solver import Solver, terminal_value
 
@@ -95,42 +95,52 @@ class IsmctsAgent(Anytime, BaseAgent):
         self.solver = Solver()
         self._phase2 = PimcAgent(seed=seed, move_time=move_time, worlds=worlds, infer=infer)
         self.last_iterations = 0  # iterations the last search used
+        self._retired_tree: Node | None = None  # the last search's tree, until ``release`` frees it
         self.model = self._phase2.model  # one record of the deal for both phases
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._phase2.reset(seed)  # also resets the shared model
         self.solver.clear()
+        self.release()
+
+    def release(self) -> None:
+        self.solver.release()
+        self._phase2.release()
+        self._retired_tree = None
 
     def game_start(self, seat: int, unit: str, move_time: float | None) -> None:
         super().game_start(seat, unit, move_time)
         self._phase2.game_start(seat, unit, move_time)
 
     def act(self, view: PlayerView) -> int:
+        deadline = self.deadline()  # first: all of the move's work counts
         require_turn(view)
         if self.model is not None:
             self.model.observe(view)
         a = obvious_action(view)
         if a is not None:
             return a
+        self.release()  # the last search's tables and tree, if no hook freed them: inside this budget
         if not view.talon_open:
-            return self._phase2.act(view)
-        with gc_paused():  # until the tables are freed
+            return self._phase2.act_within(view, deadline)
+        with gc_paused():  # until the tables are set aside
             try:
-                return self._search(view)
+                return self._search(view, deadline)
             finally:
-                self.solver.clear()
+                self.solver.set_aside()
 
-    def _search(self, view: PlayerView) -> int:
-        root = self.search_tree(view)
+    def _search(self, view: PlayerView, deadline: Deadline | None) -> int:
+        root = self.search_tree(view, deadline)
+        self._retired_tree = root  # freed by ``release``, not before the reply
         visited = [a for a, ch in root.children.items() if ch.visits]  # all, unless the budget ran out
         if not visited:
             return view_rule_action(view)  # not one descent in time: the rules of thumb
         return max(visited, key=lambda a: (root.children[a].reward / root.children[a].visits, -a))
 
-    def search_tree(self, view: PlayerView) -> Node:
+    def search_tree(self, view: PlayerView, deadline: Deadline | None | bool = True) -> Node:
         """The root of the tree after ``iterations`` iterations (at least one round),
-        or as many as the budget allows.
+        or as many as the budget allows (``deadline``; True: one from the budget, starting now).
 
         Iterations run in rounds: one sampled world per round, one descent per
         root action in it, so root actions are compared on the same worlds
@@ -143,27 +153,27 @@ class IsmctsAgent(Anytime, BaseAgent):
         legal = actions_of(view.legal_mask)
         for a in legal:
             root.children[a] = Node(me)
-        deadline = self.deadline()
-        limit = self.iterations if deadline is None else MAX_UNITS
-        self.solver.stop_when(None if deadline is None else deadline.passed)
+        budget = self.deadline() if deadline is True else (None if deadline is False else deadline)
+        limit = self.iterations if budget is None else MAX_UNITS
+        self.solver.stop_when(None if budget is None else budget.passed)
         done = 0
         try:
             while done < limit:
                 world = self.model.sample(view, rng) if self.model is not None else sample_state(view, rng)
                 for a in legal:
-                    if done and deadline is not None and deadline.passed():
+                    if done and budget is not None and budget.passed():
                         break  # a late round stops early (only visited root actions are compared)
                     s = world.clone()
                     s.apply_unchecked(a)
                     self._descend(s, [root, root.children[a]], me, me if a == CLOSE else -1)
                     done += 1
-                if deadline is not None and not deadline.more():
+                if budget is not None and not budget.more():
                     break
         except OutOfTime:  # only with a deadline: the descent in progress backs nothing up
             pass
         finally:
             self.solver.stop_when(None)
-            self.solver.clear()
+            self.solver.set_aside()  # O(1): ``release`` frees the tables later
         self.last_iterations = done
         return root
 

@@ -67,21 +67,28 @@ class PimcAgent(Anytime, BaseAgent):
         if self.model is not None:
             self.model.reset()
 
+    def release(self) -> None:
+        self.solver.release()
+
     def act(self, view: PlayerView) -> int:
+        return self.act_within(view, self.deadline())  # the deadline first: all of the move's work counts
+
+    def act_within(self, view: PlayerView, deadline: Deadline | None) -> int:
+        """``act`` by a deadline that started earlier (``ismcts`` hands over its own in phase 2)."""
         require_turn(view)
         if self.model is not None:
             self.model.observe(view)
         a = obvious_action(view)
         if a is not None:
             return a
-        deadline = self.deadline()
+        self.release()  # the last search's tables, if no hook freed them: inside this budget
         self.solver.stop_when(None if deadline is None else deadline.passed)
-        with gc_paused():  # until the tables are freed
+        with gc_paused():  # until the tables are set aside
             try:
                 return self._search(view, deadline)
             finally:
                 self.solver.stop_when(None)
-                self.solver.clear()
+                self.solver.set_aside()  # O(1): ``release`` frees the tables later
 
     def _search(self, view: PlayerView, deadline: Deadline | None) -> int:
         if view.stock == 0:

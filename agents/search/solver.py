@@ -51,6 +51,7 @@ from ..rules import is_endgame_view
 from .budget import OutOfTime
 
 INF = 1 << 10  # larger than any deal value (|value| <= 3 plus a draw bonus under 100)
+CHECK_MASK = 255  # with a stop condition, asked every CHECK_MASK + 1 searched positions (a few hundred µs)
 FALSE_DECLARATION_VALUE = -2  # the German game's; rules with false_claim_three make it -3 sometimes
 
 _Search = tuple[Callable[..., int], Callable[..., int], dict[Any, Any]]
@@ -99,8 +100,9 @@ def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int]
     had no trick at closing; ``marriages``: marriage points shown by each
     player (they count once that player has a trick). Scores passed around
     are deal scores (card points plus counted marriages). ``watch`` is the
-    solver's ``[nodes, stop]``: with a ``stop`` callable, every 256th searched
-    lead position asks it and raises :class:`OutOfTime` when it says so.
+    solver's ``[nodes, stop]``: with a ``stop`` callable, every ``CHECK_MASK + 1``-th
+    searched position (lead positions here, engine positions in ``Solver._generic``)
+    asks it and raises :class:`OutOfTime` when it says so.
     ``rules`` and ``bonus``: the deal's preset and draw bonus (module docstring).
     """
     trumps = SUIT_MASKS[trump]
@@ -179,7 +181,7 @@ def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int]
                 beta = hi
         if watch[1] is not None:
             watch[0] += 1
-            if not watch[0] & 255 and watch[1]():
+            if not watch[0] & CHECK_MASK and watch[1]():
                 raise OutOfTime
         a0, b0 = alpha, beta
         best = declare  # declaring (correctly or not) is a move; -INF when it is not legal
@@ -263,16 +265,31 @@ class Solver:
     """Exact solver with transposition tables kept between calls.
 
     One table per set of deal constants (trump, closer, marriages shown), so a
-    solver may be reused across positions of any deals; call :meth:`clear`
-    to free memory.
+    solver may be reused across positions of any deals; :meth:`clear` frees
+    them. :meth:`set_aside` drops them in O(1) instead and keeps them until
+    :meth:`release` (or the next ``set_aside``/``clear``) frees them: freeing
+    a big table is work a timed move need not do before it replies. At most
+    one set waits, so memory stays bounded.
     """
 
     def __init__(self) -> None:
         self._searches: dict[tuple[Any, ...], _Search] = {}
+        self._retired: dict[tuple[Any, ...], _Search] = {}
         self._watch: list[Any] = [0, None]
 
     def clear(self) -> None:
-        self._searches.clear()
+        """Free every table."""
+        self._searches = {}
+        self._retired = {}
+
+    def set_aside(self) -> None:
+        """Start afresh in O(1); the old tables wait for :meth:`release` (freeing the set waiting before)."""
+        if self._searches:
+            self._retired, self._searches = self._searches, {}
+
+    def release(self) -> None:
+        """Free the tables :meth:`set_aside` kept (where time is not counted, or counted by a deadline)."""
+        self._retired = {}
 
     def stop_when(self, stop: Callable[[], bool] | None) -> None:
         """From now on a search raises :class:`~agents.search.budget.OutOfTime` once
@@ -320,6 +337,11 @@ class Solver:
 
     def _generic(self, state: State, alpha: int, beta: int) -> int:
         """Negamax over engine moves (any window; exponential in phase 1)."""
+        watch = self._watch
+        if watch[1] is not None:  # phase 1 is exponential: a deadline is asked here too
+            watch[0] += 1
+            if not watch[0] & CHECK_MASK and watch[1]():
+                raise OutOfTime
         p = state.to_act
         best = -INF
         for a in actions_of(state.legal_mask()):
