@@ -141,7 +141,7 @@ from .knowledge import PlayerView, view
 from .observation import FULL_OBS_HIGH, FULL_OBS_LOW, OBS_HIGH, OBS_LOW, encode_full, encode_with_mask
 from .render import RENDER_MODES, SPECTATOR, Table, check_render_args, player_table, show, spectator_table
 from .scoring import DealResult
-from .seeding import deal_rng, fresh_seed
+from .seeding import deal_rng, reset_seed
 from .variants import GERMAN, Rules, rules_from_spec
 
 ILLEGAL = ("raise", "lose")
@@ -269,11 +269,7 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------- reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a match (or one deal) from ``seed``; ``options`` fix the first deal."""
-        if seed is None:
-            seed = fresh_seed()
-        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an int or None, got {seed!r}")
-        self._seed = int(seed)
+        self._seed = reset_seed(seed)
         self.game_state = first_deal(self._seed, options, self.rules)
         self._deal_index = 0
         self.agents = list(PLAYER_IDS)

@@ -42,7 +42,7 @@ from .four import FOUR_IDS, N_SEATS, FourState
 from .four_deals import deal_four, fixed_four, next_four
 from .four_knowledge import FourView, describe, view_four
 from .scoring import WIN_SCORE
-from .seeding import deal_rng, fresh_seed
+from .seeding import deal_rng, reset_seed
 
 RENDER_MODES = ("ansi", "human")
 SPECTATOR = "all"
@@ -171,11 +171,7 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is None:
-            seed = fresh_seed()
-        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an int or None, got {seed!r}")
-        self._seed = int(seed)
+        self._seed = reset_seed(seed)
         self._deal_index = 0
         self.game_state = self._first_deal(options)
         self.agents = list(FOUR_IDS)

@@ -15,6 +15,7 @@ goes through here:
 from __future__ import annotations
 
 import hashlib
+import numbers
 import random
 from typing import Any
 
@@ -52,4 +53,14 @@ def fresh_seed() -> int:
     return random.SystemRandom().getrandbits(63)
 
 
-__all__ = ["deal_rng", "derive_seed", "fresh_seed", "make_rng"]
+def reset_seed(seed: object) -> int:
+    """An env's ``reset(seed)`` as an int: any integer (numpy's too, never a bool), or a
+    :func:`fresh_seed` for None; anything else is a ``ValueError``."""
+    if seed is None:
+        return fresh_seed()
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ValueError(f"seed must be an int or None, got {seed!r}")
+    return int(seed)
+
+
+__all__ = ["deal_rng", "derive_seed", "fresh_seed", "make_rng", "reset_seed"]
