@@ -27,7 +27,7 @@ from .lines import AIVAT, MAX_NOTE
 from .stats import ratio_interval
 
 PLAIN = "plain"
-ESTIMATOR_NAMES = (PLAIN, AIVAT)  # agents.evaluation.games.ESTIMATORS, without importing it
+ESTIMATOR_NAMES = (PLAIN, AIVAT)  # the --estimator values (agents.evaluation.games.ESTIMATORS)
 DEFAULT_VALUE = "solver"
 CORRECTABLE_RULES = "german"  # agents.evaluation replays deals with the German talon and scoring
 
@@ -81,6 +81,8 @@ def correction(line: Mapping[str, Any], agents: Sequence[Any], value: str) -> di
         points = game_points(line, seats[0], fn, policies).corrected
     except (NotCorrectable, ReplayError, PolicyError) as e:
         return {"value": value, "skipped": str(e)[:MAX_NOTE]}
+    except Exception as e:  # a bot's own action_probabilities failing: its game stays plain, the run goes on
+        return {"value": value, "skipped": f"the correction failed: {type(e).__name__}: {e}"[:MAX_NOTE]}
     if not math.isfinite(points):
         return {"value": value, "skipped": f"the value function {value} gave a non-finite correction"}
     return {"value": value, "points": [points, -points]}
