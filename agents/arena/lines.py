@@ -15,8 +15,6 @@ from typing import Any
 from agents.play import UNITS
 from sixtysix_env.actions import N_ACTIONS
 
-from .fairness import seconds_ok
-
 # A game line's fields and the types they must have (bools are not ints here).
 _INT, _LIST, _OPT_INT = (int,), (list,), (int, type(None))
 GAME_FIELDS: dict[str, tuple[type, ...]] = {
@@ -98,8 +96,20 @@ def team_problem(obj: Any) -> str | None:
     return None if ok else "'index' or 'results' is out of range or malformed"
 
 
-def _finite(x: Any) -> bool:
-    return type(x) in (int, float) and math.isfinite(x)
+MAX_EXACT_INT = 1 << 53  # a JSON int beyond this is no measured or computed number (and overflows floats)
+
+
+def finite_number(x: Any) -> bool:
+    """A finite JSON number: a float other than NaN and the infinities, or an int of at most 2**53
+    (bools are not numbers here). Never raises, whatever ``x`` is (``math.isfinite`` raises on huge ints)."""
+    if type(x) is int:
+        return abs(x) <= MAX_EXACT_INT
+    return type(x) is float and math.isfinite(x)
+
+
+def seconds_ok(x: Any) -> bool:
+    """A measured time: a finite, non-negative number (not a bool)."""
+    return finite_number(x) and x >= 0
 
 
 def aivat_problem(field: Any, deals: int) -> str | None:
@@ -111,7 +121,7 @@ def aivat_problem(field: Any, deals: int) -> str | None:
     if set(field) == {"value", "skipped"}:
         return None if isinstance(field["skipped"], str) and len(field["skipped"]) <= MAX_NOTE else "bad note"
     points = field.get("points")
-    if set(field) != {"value", "points"} or not _pair(points, _finite):
+    if set(field) != {"value", "points"} or not _pair(points, finite_number):
         return "no pair of finite points"
     bound = MAX_CORRECTED * max(1, deals)
     if abs(points[0]) > bound or abs(points[0] + points[1]) > 1e-6 * (1 + abs(points[0])):

@@ -27,7 +27,6 @@ where it stopped when run again with the same ``OUT``. The rating is
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import sys
@@ -35,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.arena import head_to_head
-from agents.arena.lines import parse_line
+from agents.arena.lines import finite_number, parse_line
 from agents.arena.pairing import PairingStats, jsonable
 from agents.arena.schedule import SECRET_BITS, derive
 from agents.forfeits import KINDS
@@ -183,16 +182,17 @@ def result_problem(obj: Any) -> str | None:
     """Why ``obj`` is not a bench result the leaderboard can show, or None."""
     if not isinstance(obj, dict):
         return "not a JSON object"
-    if not (isinstance(obj.get("bot"), str) and _finite(obj.get("elo")) and type(obj.get("games")) is int):
+    if not (isinstance(obj.get("bot"), str) and finite_number(obj.get("elo"))
+            and type(obj.get("games")) is int):
         return "no bot, elo or games"
     ci = obj.get("elo_ci")
-    if not (isinstance(ci, list) and len(ci) == 2 and all(_finite(x) for x in ci)):
+    if not (isinstance(ci, list) and len(ci) == 2 and all(finite_number(x) for x in ci)):
         return "a malformed elo_ci"
     rungs = obj.get("rungs")
     if not isinstance(rungs, list) or not all(
             isinstance(r, dict) and isinstance(r.get("rung"), str)
-            and (r.get("win_rate") is None or _finite(r.get("win_rate")))
-            and (r.get("points_per_deal") is None or _finite(r["points_per_deal"]))
+            and (r.get("win_rate") is None or finite_number(r.get("win_rate")))
+            and (r.get("points_per_deal") is None or finite_number(r["points_per_deal"]))
             and (r.get("points_per_deal_ci") is None or _pair_ok(r["points_per_deal_ci"]))
             and ("aivat" not in r or rung_aivat_ok(r["aivat"])) for r in rungs):
         return "malformed rungs"
@@ -200,7 +200,7 @@ def result_problem(obj: Any) -> str | None:
 
 
 def _pair_ok(ci: Any) -> bool:
-    return isinstance(ci, list) and len(ci) == 2 and all(x is None or _finite(x) for x in ci)
+    return isinstance(ci, list) and len(ci) == 2 and all(x is None or finite_number(x) for x in ci)
 
 
 def rung_aivat_ok(a: Any) -> bool:
@@ -208,11 +208,9 @@ def rung_aivat_ok(a: Any) -> bool:
     finite numbers or null, a short value name and note, counts."""
     ci = a.get("ci") if isinstance(a, dict) else None
     return (isinstance(a, dict) and isinstance(a.get("value"), str) and len(a["value"]) <= 40
-            and all(a.get(k) is None or _finite(a[k]) for k in ("points_per_deal", "sd_ratio"))
+            and all(a.get(k) is None or finite_number(a[k]) for k in ("points_per_deal", "sd_ratio"))
             and _pair_ok(ci)
             and all(type(a.get(k)) is int for k in ("corrected_games", "games"))
             and isinstance(a.get("note"), str) and len(a["note"]) <= 1000)
 
 
-def _finite(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)

@@ -93,7 +93,8 @@ FORGED = ['{"value":"heuristic","points":[NaN,NaN]}', '{"value":"heuristic","poi
           '{"value":"heuristic","points":[[1],[-1]]}', '{"value":"heuristic","points":[1.0,1.0]}',
           '{"value":"heuristic","points":[true,false]}', '{"value":{"a":1},"points":[1,-1]}',
           '{"value":"heuristic","points":[1,-1],"extra":[[[[]]]]}', '{"value":"heuristic","skipped":7}',
-          '"aivat"', '{"value":"heuristic","points":[Infinity,-Infinity]}']
+          '"aivat"', '{"value":"heuristic","points":[Infinity,-Infinity]}',
+          '{"value":"heuristic","points":[1' + "0" * 400 + ',-1' + "0" * 400 + ']}']
 
 
 def test_forged_aivat_fields_are_skipped_by_resume_and_replay(tmp_path, capsys):
@@ -109,12 +110,25 @@ def test_forged_aivat_fields_are_skipped_by_resume_and_replay(tmp_path, capsys):
     path.write_text("\n".join([header, *forged]) + "\n")
     assert read_results(str(path))[1] == []
     err = capsys.readouterr().err
-    assert err.count("'aivat' is out of range or malformed") == 10
+    assert err.count("'aivat' is out of range or malformed") == 10  # then a count (records.Warn)
+    assert f"{len(FORGED)} damaged lines skipped in all" in err
     with pytest.raises(ValueError, match="has no game 0"):
         list(replay(str(path), 0))
     st = head_to_head("heuristic", "random", games=len(FORGED), unit="deal", seed=4, results_path=str(path),
                       resume=True, **AIVAT)  # every forged game is played (and corrected) again
     assert st.aivat is not None and st.aivat.corrected_games == len(FORGED)
+
+
+def test_huge_json_ints_are_malformed_numbers_not_crashes(tmp_path, capsys):
+    # math.isfinite raises on an int past the float range: every number check must refuse it instead.
+    path = tmp_path / "r.jsonl"
+    head_to_head("heuristic", "random", games=2, unit="deal", seed=4, results_path=str(path), **AIVAT)
+    header, first, second = path.read_text().splitlines()
+    line = json.loads(second)
+    line["cpu"] = {"wall": 10**400, "cpu": 1.0}
+    path.write_text("\n".join([header, first, json.dumps(line)]) + "\n")
+    assert [g["index"] for g in read_results(str(path))[1]] == [0]
+    assert "'cpu' is out of range or malformed" in capsys.readouterr().err
 
 
 def _line(cluster: int, seats: list[int], a_points: int, corrected_a: float) -> dict:

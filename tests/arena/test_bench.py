@@ -99,9 +99,14 @@ def test_bench_with_aivat_reports_the_corrected_figure_beside_the_plain_one(tiny
     assert "plain / aivat pts/deal" in capsys.readouterr().out
     forged = json.load(open(f"{out}/bench.json"))
     for bad in ({"value": "x", "points_per_deal": "NaN"}, [1], {**row["aivat"], "ci": [[1], 2]},
-                {**row["aivat"], "sd_ratio": 1e400}):
+                {**row["aivat"], "sd_ratio": 1e400}, {**row["aivat"], "points_per_deal": 10**400}):
         forged["rungs"][0]["aivat"] = bad
         with open(f"{out}/bench.json", "w") as f:
             json.dump(forged, f)
         assert main(["leaderboard", out, str(tmp_path / "p")]) == 0
         assert "skipped, not a bench result (malformed rungs)" in capsys.readouterr().err
+    forged["elo"] = 10**400  # past the float range: refused, not an OverflowError
+    with open(f"{out}/bench.json", "w") as f:
+        json.dump(forged, f)
+    assert main(["leaderboard", out, str(tmp_path / "p")]) == 0
+    assert "skipped, not a bench result (no bot, elo or games)" in capsys.readouterr().err
