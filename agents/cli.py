@@ -154,7 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run exec: bots inside bubblewrap: no network, none of the arena's files")
     a.add_argument("--sprt", type=_elo_pair, default=None, metavar="ELO0,ELO1",
                    help="stop early once an SPRT of H0 'A is ELO0 stronger' vs H1 'A is ELO1 stronger' "
-                        "decides (two bots only; --games is the maximum)")
+                        "decides (two bots only; --games is the maximum; with --estimator aivat in "
+                        "game points per deal, not Elo)")
     a.add_argument("--sprt-alpha", type=float, default=None, metavar="P",
                    help="SPRT false-positive rate (accepting H1 when H0 holds; default 0.05)")
     a.add_argument("--sprt-beta", type=float, default=None, metavar="P",

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.arena import head_to_head
+from agents.arena.corrected import EstimatorError, check_estimator
 from agents.arena.lines import finite_number, parse_line
 from agents.arena.pairing import PairingStats, jsonable
 from agents.arena.schedule import SECRET_BITS, derive
@@ -103,6 +104,10 @@ def use_sandbox(spec: str, sandbox: bool | str) -> bool:
 def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
     """Play (or finish) the bench of ``spec``; write ``bench.md/.json/.png`` in ``out``; return the JSON."""
     check_bench_rules(options.rules)
+    try:  # before any rung starts
+        check_estimator(options.estimator, options.value, options.rules)
+    except EstimatorError as e:
+        raise EstimatorError(e.option, f"--{e.option} {e}") from None
     ladder = load_ladder(options.ladder_path)
     os.makedirs(options.out, exist_ok=True)
     sandbox = use_sandbox(spec, options.sandbox)

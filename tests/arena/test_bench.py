@@ -110,3 +110,12 @@ def test_bench_with_aivat_reports_the_corrected_figure_beside_the_plain_one(tiny
         json.dump(forged, f)
     assert main(["leaderboard", out, str(tmp_path / "p")]) == 0
     assert "skipped, not a bench result (no bot, elo or games)" in capsys.readouterr().err
+
+
+def test_bench_refuses_a_bad_value_before_any_rung(tiny_ladder, tmp_path, capsys):
+    out = str(tmp_path / "b")
+    assert main(["bench", "random", "--out", out, "--ladder", tiny_ladder, "--estimator", "aivat",
+                 "--value", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("sixtysix bench: error: --value names no value function: 'nope'; choose one of heuristic, "
+                   "solver, solver-last, rollout, critic\n")
