@@ -1,0 +1,80 @@
+"""The guide network of the ``guided`` bot: a PPO checkpoint's policy and critic, run in numpy.
+
+No file format of its own: a guide is an ordinary sixtysix PPO checkpoint
+(:mod:`agents.checkpoint`, validated whole before use) that has a critic
+seeing the full state (``config.full_critic``, :func:`sixtysix_env.observation.encode_full`).
+The policy (a player's observation -> 32 logits) is the search's prior and
+its model of the opponent; the critic (the full state from one player's
+side -> 1) values a determinized world for that player, in game points (the
+shipped checkpoint's critic predicts the player's remaining match game
+points). Both run batched in numpy on copies of the weights: no torch at play
+time, no threads.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sixtysix_env.actions import N_ACTIONS
+from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
+
+from . import checkpoint
+from .nets import PolicyNet, ValueNet, check_hidden, numpy_forward, numpy_layers
+
+DEFAULT_GUIDE = checkpoint.DEFAULT_CHECKPOINT  # the guide a bot without ``path``/``net`` loads
+
+Layers = list[tuple[np.ndarray, np.ndarray]]
+
+
+class GuideNet:
+    """A policy and a full-state critic as numpy layers (see the module docstring)."""
+
+    __slots__ = ("critic", "policy")
+
+    def __init__(self, policy: Layers, critic: Layers) -> None:
+        if policy[0][0].shape[0] != OBS_SIZE or policy[-1][0].shape[1] != N_ACTIONS:
+            raise ValueError(f"the guide's policy must map {OBS_SIZE} inputs to {N_ACTIONS} logits")
+        if critic[0][0].shape[0] != FULL_OBS_SIZE or critic[-1][0].shape[1] != 1:
+            raise ValueError(f"the guide's critic must map the full state ({FULL_OBS_SIZE} values) to one")
+        self.policy = policy
+        self.critic = critic
+
+    @classmethod
+    def from_modules(cls, policy: PolicyNet, critic: ValueNet) -> GuideNet:
+        """A guide from torch networks (a trainer's live ones): the weights are copied."""
+        return cls(numpy_layers(policy.net), numpy_layers(critic.net))
+
+    @classmethod
+    def from_checkpoint(cls, ckpt: dict[str, Any], path: str | os.PathLike[str] = "<memory>") -> GuideNet:
+        """A guide from a loaded checkpoint; :class:`agents.checkpoint.CheckpointError` naming
+        ``path`` if it has no critic or one that does not see the full state."""
+        policy = checkpoint.policy_from(ckpt, path)  # validates the whole checkpoint first
+        if not isinstance(ckpt.get("critic"), dict):
+            raise checkpoint.CheckpointError(f"checkpoint {path} has no critic: a guide network needs one "
+                                             "(train with a critic, config full_critic: true)")
+        config = ckpt["config"]
+        if config.get("full_critic", True) is False:
+            raise checkpoint.CheckpointError(f"checkpoint {path}: its critic sees only the observation; a "
+                                             "guide network needs one that sees the full state (full_critic)")
+        critic = ValueNet(FULL_OBS_SIZE, check_hidden(config.get("critic_hidden", checkpoint.DEFAULT_HIDDEN)))
+        critic.load_state_dict(ckpt["critic"])
+        return cls.from_modules(policy, critic)
+
+    def policy_logits(self, obs: np.ndarray) -> np.ndarray:
+        """Unmasked logits, shape (N, N_ACTIONS), for observations of shape (N, OBS_SIZE)."""
+        return numpy_forward(self.policy, np.asarray(obs, dtype=np.float32))
+
+    def values(self, full: np.ndarray) -> np.ndarray:
+        """The critic's values, shape (N,), for full-state observations of shape (N, FULL_OBS_SIZE)."""
+        return numpy_forward(self.critic, np.asarray(full, dtype=np.float32))[:, 0]
+
+
+def load_guide(path: str | os.PathLike[str] | None = None) -> GuideNet:
+    """The guide of a checkpoint file (``None``: :data:`DEFAULT_GUIDE`); a bad file raises
+    :class:`agents.checkpoint.CheckpointError` naming it."""
+    path = DEFAULT_GUIDE if path is None else Path(path)
+    return GuideNet.from_checkpoint(checkpoint.load(path), path)
