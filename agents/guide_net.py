@@ -13,6 +13,7 @@ time, no threads.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,21 @@ class GuideNet:
 
 def load_guide(path: str | os.PathLike[str] | None = None) -> GuideNet:
     """The guide of a checkpoint file (``None``: :data:`DEFAULT_GUIDE`); a bad file raises
-    :class:`agents.checkpoint.CheckpointError` naming it."""
+    :class:`agents.checkpoint.CheckpointError` naming it.
+
+    Loading and validating a checkpoint takes about a second and the arena makes fresh bots for
+    every game, so the last few guides are kept, keyed by the file's path, size and modification
+    time (a guide is never changed once built)."""
     path = DEFAULT_GUIDE if path is None else Path(path)
+    try:
+        st = path.stat()
+    except OSError:
+        st = None
+    if st is None:
+        return GuideNet.from_checkpoint(checkpoint.load(path), path)  # the loader names the problem
+    return _load_cached(str(path.resolve()), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _load_cached(path: str, size: int, mtime_ns: int) -> GuideNet:
     return GuideNet.from_checkpoint(checkpoint.load(path), path)

@@ -233,7 +233,7 @@ class GuidedSearch:
                 values = self.world_values(v, batch, legal)
             except OutOfTime:  # only with a deadline: the batch is dropped
                 break
-            w, lik = self.weights(v, batch, lead if n > 1 else -1)
+            w, lik = self.weights(v, batch, lead) if n > 1 else (np.ones(1), None)
             total += w @ values
             weight_sum += float(w.sum())
             if lik is not None:
