@@ -5,12 +5,16 @@ No file format of its own: a guide is an ordinary sixtysix PPO checkpoint
 seeing the full state (``config.full_critic``, :func:`sixtysix_env.observation.encode_full`).
 The policy (a player's observation -> 32 logits) is the search's prior and
 its model of the opponent; the critic (the full state from one player's
-side -> 1) values a determinized world for that player, in game points (the
-shipped checkpoint's critic predicts the player's remaining match game
-points). Both run batched in numpy on copies of the weights: no torch at play
-time, and numpy's BLAS held to one thread for each forward (:func:`one_thread`): a
-batch is big enough for OpenBLAS to start its threads, which on a busy machine
-made a forward five times slower in CPU time, time a timed move does not have.
+side -> 1) values a determinized world for that player, in game points of
+the deal (training ends a value's episode at each deal's end, even at
+tables that play whole matches: ``training.rollout.record_rewards``), the
+scale of a deal's result and of the exact solver.
+
+Both run batched in numpy on copies of the weights: no torch at play time,
+and numpy's BLAS held to one thread for each forward (:func:`one_thread`): a
+batch is big enough for OpenBLAS to start its threads, which on a busy
+machine made a forward five times slower in CPU time, time a timed move
+does not have.
 """
 
 from __future__ import annotations

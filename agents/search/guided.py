@@ -28,10 +28,10 @@ worlds (single worlds where the solver does the work) until the budget less
 its margin is used; without one exactly ``worlds`` worlds, deterministic for
 the bot's seed. Once the talon is spent the view fixes every card: one world.
 
-The critic of the shipped checkpoint predicts the player's remaining match
-game points, so a leaf's value also holds its guess at the deals to come;
-deal results and solver values do not. Within one decision that offset is
-about the same for every action, which is what the choice compares.
+The critic predicts the deal's game points for a player (how training
+books rewards: :mod:`agents.guide_net`), so its leaves share the scale of
+deal results and solver values; it does not see the match score's stakes,
+and neither does the rest of the search.
 """
 
 from __future__ import annotations
