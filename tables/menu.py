@@ -16,7 +16,9 @@ spec that names a program (``exec:``), a file (``bot.py:Class``), a module
 without being read. The caps keep a browser's bot to about a second of
 thinking per move (``pimc:worlds=128,depth=2`` and
 ``ismcts:iterations=5000`` measured at 1.2 s and 1.4 s on one core of the
-development machine); ``move_time`` is capped at :data:`MAX_MOVE_TIME`.
+development machine, ``guided:worlds=128,depth=2`` at 0.2 s of CPU time in
+the worst of 59 decisions of random deals, at load 4); ``move_time`` is
+capped at :data:`MAX_MOVE_TIME`.
 """
 
 from __future__ import annotations
