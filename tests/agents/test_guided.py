@@ -14,7 +14,7 @@ from agents.guide_net import GuideNet, load_guide
 from agents.guided import GuidedAgent
 from agents.nets import PolicyNet, ValueNet
 from agents.registry import KNOWN_AGENTS
-from agents.rules import obvious_action
+from agents.rules import obvious_action, view_rule_action
 from agents.search.beliefs import Beliefs, before_lead, card_rows
 from agents.search.guided import GuidedSearch
 from sixtysix_env.actions import MARRIAGE, N_ACTIONS, actions_of
@@ -23,6 +23,7 @@ from sixtysix_env.deals import deal
 from sixtysix_env.engine import FOLLOW
 from sixtysix_env.knowledge import sample_state, view
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
+from tests.agents.test_anytime import FakeClock, searched_views
 
 
 class FakeNet:
@@ -211,3 +212,18 @@ def test_the_spec_parses_and_its_defaults_are_the_bots():
     signature = inspect.signature(GuidedAgent).parameters
     for key, param in KNOWN_AGENTS["guided"].params.items():
         assert signature[key].default == param.default, key
+
+
+# ------------------------------------------------------------------ time
+def test_the_search_fills_a_fake_budget_and_stops_when_past_it():
+    v = searched_views(1)[0]
+    bot = GuidedAgent(seed=1, worlds=5, net=tiny_guide())
+    bot.act(v)
+    assert bot.last_result.worlds == 5  # no budget: the fixed search
+    bot.move_time = 1.0
+    bot.clock = FakeClock(0.001)  # every reading 1 ms later: about 600 ms of readings
+    bot.act(v)
+    assert bot.last_result.worlds > 5
+    bot.clock = FakeClock(1.0)  # every reading past the deadline: the rules of thumb, no world
+    assert bot.act(v) == view_rule_action(v) and bot.last_result.worlds == 0
+    assert bot.last_result.policy[bot.last_result.action] == 1.0
