@@ -19,7 +19,8 @@ One decision of the ``guided`` bot (:mod:`agents.guided`):
    batch of worlds go through one numpy forward. A close is charged pimc's
    ``CLOSE_MARGIN``.
 3. **Choice.** ``score(a) = sum_w weight_w * value_w(a) + prior * log pi(a)``
-   (``pi`` the policy on the bot's own view, floored at :data:`PRIOR_FLOOR`);
+   (``pi`` the policy on the bot's own view, floored at :data:`PRIOR_FLOOR`;
+   no prior once the talon is spent, where the values are exact);
    the move is the best score (ties: declare, then the lowest id). The
    :class:`SearchResult` carries ``softmax(score / temp)`` over the legal
    moves as a policy target and the weighted value of the move chosen.
@@ -255,8 +256,9 @@ class GuidedSearch:
         if liks:
             self.beliefs.record(v, np.concatenate(seen), np.concatenate(liks))
         mean = total / weight_sum
-        score = mean + self.prior * np.log(np.maximum(self.prior_policy(v, legal), PRIOR_FLOOR)) \
-            if self.prior > 0 else mean
+        score = mean  # once the talon is spent the values are exact: no prior
+        if self.prior > 0 and v.stock:
+            score = mean + self.prior * np.log(np.maximum(self.prior_policy(v, legal), PRIOR_FLOOR))
         best = max(range(len(legal)), key=lambda j: (score[j], legal[j] == DECLARE, -legal[j]))
         z = (score - score.max()) / self.temp
         p = np.exp(z)
