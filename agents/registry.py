@@ -145,7 +145,7 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
                 "beta": Param(float, 0.5, 0.0, "tempering of the opponent-model likelihood (0: "
                                                  "uniform worlds)", 1.0),
                 "eps": Param(float, 0.1, 0.001, "uniform share mixed into the opponent model", 1.0),
-                "prior": Param(float, 0.02, 0.0, "weight of the policy prior log pi(a), game points", 10.0),
+                "prior": Param(float, 0.3, 0.0, "weight of the policy prior log pi(a), game points", 10.0),
                 "temp": Param(float, 0.2, 0.001, "temperature of the search's policy target", 100.0),
                 "move_time": MOVE_TIME,
             },

@@ -17,7 +17,7 @@ opponent model), without changing the bot:
   talon is spent: then the solver's values);
 - ``guided``: the weighted mean value (game points) of each legal move over
   the worlds its search used (:class:`agents.search.guided.SearchResult`),
-  the values it chose by (without its small policy prior); exact once the
+  the values it weighs with its policy prior to choose; exact once the
   talon is spent;
 - any other bot with a ``solver`` (``heuristic``): its move, and the exact
   solver's values once the talon is spent; bots without one: the move only.

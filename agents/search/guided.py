@@ -13,12 +13,14 @@ One decision of the ``guided`` bot (:mod:`agents.guided`):
    (talon closed or spent); otherwise after the action (``depth`` 1), or after
    the action and the opponent's best reply in that world (``depth`` 2, as
    pimc's minimax), at the leaf by the deal's result if it is over, the exact
-   solver once the talon is closed or spent, and else the network's critic
-   (``encode_full`` from the side of the player to act there, negated for the
-   opponent). All critic leaves of a batch of worlds go through one numpy
-   forward. A close is charged pimc's ``CLOSE_MARGIN``.
+   solver once the talon is spent (:func:`exact_leaf`), and else the
+   network's critic, after a close too (``encode_full`` from the side of the
+   player to act there, negated for the opponent). All critic leaves of a
+   batch of worlds go through one numpy forward. A close is charged pimc's
+   ``CLOSE_MARGIN``.
 3. **Choice.** ``score(a) = sum_w weight_w * value_w(a) + prior * log pi(a)``
-   (``pi`` the policy on the bot's own view, floored at :data:`PRIOR_FLOOR`);
+   (``pi`` the policy on the bot's own view, floored at :data:`PRIOR_FLOOR`;
+   no prior once the talon is spent, where the values are exact);
    the move is the best score (ties: declare, then the lowest id). The
    :class:`SearchResult` carries ``softmax(score / temp)`` over the legal
    moves as a policy target and the weighted value of the move chosen.
@@ -56,7 +58,7 @@ from .inference import OpponentModel
 from .solver import Solver, terminal_value
 
 BATCH = 8  # worlds per unit of an anytime search (one forward for their leaves)
-PRIOR = 0.02  # weight of log pi(a) in the score, game points
+PRIOR = 0.3  # weight of log pi(a) in the score, game points
 PRIOR_FLOOR = 1e-3  # pi below this counts as this: a bounded penalty
 TEMP = 0.2  # softmax temperature of the policy target, game points
 VALUE_WORLDS = 4  # worlds the critic averages for the value of an obvious move
@@ -83,6 +85,13 @@ def one_hot(action: int, value: float, worlds: int = 0) -> SearchResult:
     return SearchResult(action, policy, value, worlds, np.zeros(N_ACTIONS, dtype=np.float32))
 
 
+def exact_leaf(s: State) -> bool:
+    """A leaf the solver values: the talon spent, where both players know every card. After a
+    close with cards still face down the solver would know them too (strategy fusion makes a
+    close look better than it is); the critic, trained on real play, values those leaves."""
+    return s.stock == 0 and solvable(s)
+
+
 class _Leaves:
     """The leaves of one batch: values known now, and states the critic values in one forward."""
 
@@ -97,7 +106,7 @@ class _Leaves:
         slot = len(self.values)
         if s.window == OVER:
             self.values.append(terminal_value(s, self.player))
-        elif solvable(s):
+        elif exact_leaf(s):
             v = solver.solve(s)
             self.values.append(v if s.to_act == self.player else -v)
         else:
@@ -182,7 +191,7 @@ class GuidedSearch:
             for j, a in enumerate(legal):
                 child = w.clone()
                 child.apply_unchecked(a)
-                if self.depth >= 2 and child.window != OVER and child.to_act != me and not solvable(child):
+                if self.depth >= 2 and child.window != OVER and child.to_act != me and not exact_leaf(child):
                     slots = []
                     for b in actions_of(child.legal_mask()):
                         grand = child.clone()
@@ -247,8 +256,9 @@ class GuidedSearch:
         if liks:
             self.beliefs.record(v, np.concatenate(seen), np.concatenate(liks))
         mean = total / weight_sum
-        score = mean + self.prior * np.log(np.maximum(self.prior_policy(v, legal), PRIOR_FLOOR)) \
-            if self.prior > 0 else mean
+        score = mean  # once the talon is spent the values are exact: no prior
+        if self.prior > 0 and v.stock:
+            score = mean + self.prior * np.log(np.maximum(self.prior_policy(v, legal), PRIOR_FLOOR))
         best = max(range(len(legal)), key=lambda j: (score[j], legal[j] == DECLARE, -legal[j]))
         z = (score - score.max()) / self.temp
         p = np.exp(z)

@@ -122,3 +122,13 @@ def test_smuggling_through_the_api_is_a_4xx_and_an_operator_bot_is_offered_whole
         assert all(b["spec"] not in ("exec", "plugin") for b in bots["bots"])
         r = c.post("/api/games", json={"vs": "pimc:worlds=200", "hint": "none", "seed": 3})
         assert r.status_code == 201, r.text
+
+
+def test_a_browser_plays_a_deal_against_guided_with_its_hints(start_server):
+    """The menu's ``guided`` is a real opponent and hint bot over the API (the shipped network)."""
+    from tables_api import play_match
+
+    base, _ = start_server()
+    with httpx.Client(base_url=base, timeout=60) as c:
+        last = play_match(c, seed=12, episode="deal", vs="guided:worlds=4", hint="guided:worlds=4")
+    assert last["game"]["over"]
