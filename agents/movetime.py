@@ -60,6 +60,15 @@ def check_move_time(value: Any) -> float | None:
     return value
 
 
+def seat_move_times(move_time: Any) -> tuple[float | None, float | None]:
+    """Each seat's per-move limit: one limit for both, or a pair (each checked, None: no limit)."""
+    if isinstance(move_time, tuple):
+        if len(move_time) != 2:
+            raise ValueError(f"a pair of per-seat limits must have 2 entries, got {len(move_time)}")
+        return check_move_time(move_time[0]), check_move_time(move_time[1])
+    return check_move_time(move_time), check_move_time(move_time)
+
+
 class MoveTimeout(BaseException):
     """Raised inside a bot's ``act`` by the move-time alarm; ``cpu``: by the CPU-time one."""
 

@@ -18,7 +18,7 @@ def _pct(x: float | None, ci: Sequence[float | None]) -> str:
     return f"{100 * x:.0f}% [{100 * (ci[0] or 0):.0f}, {100 * (ci[1] or 0):.0f}]"
 
 
-def _pts(x: float | None, ci: Sequence[float | None]) -> str:
+def points_text(x: float | None, ci: Sequence[float | None]) -> str:
     if x is None or ci[0] is None or ci[1] is None:
         return "-" if x is None else f"{x:+.2f}"
     return f"{x:+.2f} [{ci[0]:+.2f}, {ci[1]:+.2f}]"
@@ -46,16 +46,19 @@ def markdown(result: dict[str, Any]) -> str:
     """The bench of one bot as Markdown: its rating, then one line per rung, then the warnings."""
     lo, hi = result["elo_ci"]
     lad = result["ladder"]
+    own = result.get("move_time", lad["move_time"])
+    at = f"{own:g} s (the rungs {lad['move_time']:g} s)" if own != lad["move_time"] else f"{own:g} s"
     head = ["rung", "rung Elo", "games", "match wins", "deal wins", "points per deal", "forfeits bot/rung",
             "SPRT"]
     rows = [[r["rung"], f"{r['rung_elo']:.0f}", str(r["games"]), _pct(r["win_rate"], r["win_rate_ci"]),
              _pct(r["deal_win_rate"], r["deal_win_rate_ci"]),
-             _pts(r["points_per_deal"], r["points_per_deal_ci"]), _forfeits(r), r["sprt_verdict"] or "-"]
+             points_text(r["points_per_deal"], r["points_per_deal_ci"]), _forfeits(r),
+             r["sprt_verdict"] or "-"]
             for r in result["rungs"]]
     return "\n".join([
         f"# Bench: `{result['bot']}`", "",
         f"**Rating {result['elo']:.0f}** (95% interval {lo:.0f} to {hi:.0f}; {lad['scale']}), "
-        f"{result['games']} matches at {lad['move_time']:g} s of {lad.get('clock', 'wall')} time per move, "
+        f"{result['games']} matches at {at} of {lad.get('clock', 'wall')} time per move, "
         "secret deals per rung, duplicate deals; rates from the bot's side, 95% intervals.", "",
         md_table(head, rows), "", *(f"{n}\n" for n in notes(result))])
 
