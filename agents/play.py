@@ -266,6 +266,7 @@ def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limi
             finally:
                 disarm(limit, alarm)
         except MoveTimeout as e:
+            disarm(limit, alarm)  # again: a timeout raised as the move returned, before the finally's disarm
             rec.lose_by_forfeit(seat, TIMEOUT, timeout_text(limit, e.cpu), _scores(raw))
             return
         except KeyboardInterrupt:
