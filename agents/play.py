@@ -256,29 +256,32 @@ def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limi
         legal = v.legal_mask  # the loop's copy: what the bot does to its view changes nothing here
         agent, limit = agents[seat], limits[seat]
         alarm = alarms_here and limit.seconds is not None
-        start, cpu_start = perf(), meters.start(seat) if limit.cpu else 0.0
-        try:
+        late = None
+        # The collector is paused until the move's time is read: a collection (of anyone's garbage)
+        # never lands inside a timed move, nor at its end, where enabling it may start one at once.
+        with gc_paused():
+            start, cpu_start = perf(), meters.start(seat) if limit.cpu else 0.0
             try:
-                if alarm:
-                    arm(limit)
-                with gc_paused():  # a collection (of anyone's garbage) never lands inside a timed move
+                try:
+                    if alarm:
+                        arm(limit)
                     action = decide(agent, v, raw.game_state)
-            finally:
-                disarm(limit, alarm)
-        except MoveTimeout as e:
-            disarm(limit, alarm)  # again: a timeout raised as the move returned, before the finally's disarm
-            rec.lose_by_forfeit(seat, TIMEOUT, timeout_text(limit, e.cpu), _scores(raw))
-            return
-        except KeyboardInterrupt:
-            raise
-        except BaseException as e:  # noqa: BLE001 - any bot crash (sys.exit() too) is a forfeit
-            rec.lose_by_forfeit(seat, _reason(e), _error_text(e), _scores(raw))
-            return
-        if limit.seconds is not None:
-            late = overrun(limit, perf() - start, meters.used(seat, cpu_start) if limit.cpu else 0.0)
-            if late:
-                rec.lose_by_forfeit(seat, TIMEOUT, late, _scores(raw))
+                finally:
+                    disarm(limit, alarm)
+            except MoveTimeout as e:
+                disarm(limit, alarm)  # again: a timeout raised as the move returned, before that disarm
+                rec.lose_by_forfeit(seat, TIMEOUT, timeout_text(limit, e.cpu), _scores(raw))
                 return
+            except KeyboardInterrupt:
+                raise
+            except BaseException as e:  # noqa: BLE001 - any bot crash (sys.exit() too) is a forfeit
+                rec.lose_by_forfeit(seat, _reason(e), _error_text(e), _scores(raw))
+                return
+            if limit.seconds is not None:
+                late = overrun(limit, perf() - start, meters.used(seat, cpu_start) if limit.cpu else 0.0)
+        if late:
+            rec.lose_by_forfeit(seat, TIMEOUT, late, _scores(raw))
+            return
         try:
             a = check_action(action, legal)
         except Exception:  # noqa: BLE001 - IllegalActionError, or a hostile object's own error

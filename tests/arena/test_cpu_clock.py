@@ -75,3 +75,38 @@ def test_a_swallowed_timeout_comes_back():
     assert rec.forfeit["seat"] == 0 and rec.forfeit["kind"] == "time"
     assert "without moving" in rec.forfeit["detail"]  # stopped by the alarm, not measured after returning
     assert time.process_time() - t < 0.55  # the move was cut short after __del__, not run to its end
+
+
+class SlowCycle:
+    """Garbage in a reference cycle whose finalizer burns CPU time: only a collection frees it."""
+
+    freed = False
+
+    def __init__(self):
+        self.me = self
+
+    def __del__(self):
+        burn(0.3)
+        SlowCycle.freed = True
+
+
+class LitteringBot(RandomAgent):
+    """Its first move is quick but leaves a slow cycle and enough garbage for a collection to be due."""
+
+    name = "littering"
+    moved = False
+
+    def act(self, view):
+        if not self.moved:
+            self.moved = True
+            SlowCycle()
+            self.junk = [[] for _ in range(5000)]  # kept: freeing them would make the collection not due
+        return super().act(view)
+
+
+@pytest.mark.parametrize("clock", ["cpu", "wall"])
+def test_a_collection_due_after_a_move_is_not_charged_to_it(clock):
+    SlowCycle.freed = False
+    rec = play_game(LitteringBot(), RandomAgent(), seed=1, unit="deal", move_time=0.1, clock=clock)
+    assert SlowCycle.freed  # the collection ran during the game ...
+    assert rec.forfeit is None  # ... but after the move's time was read
