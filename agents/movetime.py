@@ -9,9 +9,11 @@ method (an external bot: its whole process tree) is measured by it, from the
 end of its previous move (thinking between moves counts). A CPU-timed move
 also has a wall-clock cap (:func:`wall_cap`: 30 times the limit plus 2 s), so a bot that sleeps cannot
 hang a game. :mod:`agents.play` forfeits a move over its limit when it
-returns, and on Unix, from the main thread, interval timers (``SIGALRM``;
-``SIGPROF`` for CPU time) interrupt a bot still thinking at the deadline
-with :class:`MoveTimeout`.
+returns, and on Unix, from the main thread, a wall-clock timer (``SIGALRM``)
+interrupts a bot still thinking at the deadline with :class:`MoveTimeout`;
+for a CPU-timed move the alarm reads the CPU clock and looks again until
+the CPU limit or the wall cap is reached (never a CPU-time timer: see
+:func:`alarms`).
 """
 
 from __future__ import annotations
@@ -60,6 +62,15 @@ def check_move_time(value: Any) -> float | None:
     return value
 
 
+def seat_move_times(move_time: Any) -> tuple[float | None, float | None]:
+    """Each seat's per-move limit: one limit for both, or a pair (each checked, None: no limit)."""
+    if isinstance(move_time, tuple):
+        if len(move_time) != 2:
+            raise ValueError(f"a pair of per-seat limits must have 2 entries, got {len(move_time)}")
+        return check_move_time(move_time[0]), check_move_time(move_time[1])
+    return check_move_time(move_time), check_move_time(move_time)
+
+
 class MoveTimeout(BaseException):
     """Raised inside a bot's ``act`` by the move-time alarm; ``cpu``: by the CPU-time one."""
 
@@ -72,12 +83,31 @@ class MoveTimeout(BaseException):
 # returned) is then ignored instead of escaping from play_game; the measured
 # time still forfeits that move.
 _ARMED = [False]
+# The armed move: its limit and where its CPU and wall clocks started (read by the alarm).
+_MOVE: dict[str, Any] = {}
+CHECK_MIN = 0.001  # a CPU-timed move's alarm looks again at least this much wall time later
+RETRY = 0.01  # a timeout Python swallowed (raised inside a weakref callback or __del__) is raised again
 
 
-def _on_alarm(signum: int, frame: object) -> None:  # SIGALRM and SIGPROF
-    if _ARMED[0]:
-        _ARMED[0] = False
-        raise MoveTimeout(cpu=signum == signal.SIGPROF)
+def _on_alarm(signum: int, frame: object) -> None:  # SIGALRM
+    """Stop a move past its limit; for a CPU-timed move, first read the CPU clock and, if time is
+    left, look again when it could at the earliest run out (CPU time never outruns wall time in one
+    thread). The timer stays set after raising, so a swallowed timeout comes back."""
+    if not _ARMED[0]:
+        return
+    limit: Limit = _MOVE["limit"]
+    assert limit.seconds is not None
+    cpu = False
+    if limit.cpu:
+        used = time.process_time() - _MOVE["cpu"]
+        wall = time.perf_counter() - _MOVE["wall"]
+        cap = wall_cap(limit.seconds)
+        if used < limit.seconds and wall < cap:
+            signal.setitimer(signal.ITIMER_REAL, max(min(limit.seconds - used, cap - wall), CHECK_MIN))
+            return
+        cpu = used >= limit.seconds
+    signal.setitimer(signal.ITIMER_REAL, RETRY)
+    raise MoveTimeout(cpu=cpu)
 
 
 def _can_alarm() -> bool:
@@ -154,50 +184,43 @@ def use_cpu_clock(agent: Agent, depth: int = 3) -> None:
 
 @contextlib.contextmanager
 def alarms(limit: Limit) -> Iterator[bool]:
-    """Borrow SIGALRM (and SIGPROF for CPU time) while the game runs, if this thread may; yield whether.
+    """Borrow SIGALRM while the game runs, if this thread may; yield whether.
 
-    The caller's handlers and timers (e.g. pytest-timeout's) are given back after.
+    Only the wall-clock timer: a process CPU-time timer (``ITIMER_PROF``)
+    makes the kernel keep this process's CPU clock by scheduler ticks while it
+    is set (``time.process_time`` then moves in steps of a tick, 4 ms here,
+    and the timer itself fired after as little as 11 ms of a 20 ms limit), so
+    CPU time is read by :func:`_on_alarm` instead. The caller's handler and
+    timer (e.g. pytest-timeout's) are given back after.
     """
     if limit.seconds is None or not _can_alarm():
         yield False
         return
-    signals = [(signal.SIGALRM, signal.ITIMER_REAL)] + ([(signal.SIGPROF, signal.ITIMER_PROF)]
-                                                        if limit.cpu else [])
     started = time.monotonic()
-    saved = [(sig, timer, signal.signal(sig, _on_alarm), signal.setitimer(timer, 0))
-             for sig, timer in signals]
+    handler = signal.signal(signal.SIGALRM, _on_alarm)
+    delay, interval = signal.setitimer(signal.ITIMER_REAL, 0)
     try:
         yield True
     finally:
-        for sig, timer, handler, (delay, interval) in saved:
-            signal.setitimer(timer, 0)
-            signal.signal(sig, handler)
-            if delay > 0 and timer == signal.ITIMER_REAL:
-                left = max(delay - (time.monotonic() - started), 1e-3)
-                signal.setitimer(timer, left, interval)
-            elif delay > 0:
-                signal.setitimer(timer, delay, interval)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, handler)
+        if delay > 0:
+            signal.setitimer(signal.ITIMER_REAL, max(delay - (time.monotonic() - started), 1e-3), interval)
 
 
 def arm(limit: Limit) -> None:
-    """Set the move's alarms: its limit on its clock (and the wall cap of a CPU-timed move)."""
+    """Set the move's alarm: at its limit (a CPU-timed move's alarm then reads the CPU clock)."""
     assert limit.seconds is not None
+    _MOVE.update(limit=limit, cpu=time.process_time(), wall=time.perf_counter())
     _ARMED[0] = True
-    if limit.cpu:
-        signal.setitimer(signal.ITIMER_PROF, limit.seconds)
-        signal.setitimer(signal.ITIMER_REAL, wall_cap(limit.seconds))
-    else:
-        signal.setitimer(signal.ITIMER_REAL, limit.seconds)
+    signal.setitimer(signal.ITIMER_REAL, limit.seconds)
 
 
 def disarm(limit: Limit, alarm: bool) -> None:
-    """Stop the move's alarms (if ``alarm``: :func:`alarms` yielded True); a late one is ignored now."""
+    """Stop the move's alarm (if ``alarm``: :func:`alarms` yielded True); a late one is ignored now."""
     _ARMED[0] = False
-    if not alarm:
-        return
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    if limit.cpu:
-        signal.setitimer(signal.ITIMER_PROF, 0)
+    if alarm:
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def timeout_text(limit: Limit, by_cpu: bool) -> str:

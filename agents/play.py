@@ -77,6 +77,7 @@ from .movetime import (
     check_move_time,
     disarm,
     overrun,
+    seat_move_times,
     timeout_text,
     use_cpu_clock,
     wall_cap,
@@ -139,7 +140,7 @@ def play_game(
     agent_1: Agent,
     seed: int,
     unit: str = "match",
-    move_time: float | None = None,
+    move_time: float | None | tuple[float | None, float | None] = None,
     record: bool = True,
     *,
     agent_seeds: tuple[int, int] | None = None,
@@ -152,21 +153,23 @@ def play_game(
     with ``agent_seeds`` (default: derived from ``seed`` and the seat, so
     as public as ``seed``). ``move_time`` is the per-move limit in seconds
     (None: no limit) on the ``clock`` (``"wall"`` or ``"cpu"``, see the
-    module docstring). Pass a reusable ``env`` made by :func:`make_env` for
+    module docstring), or a pair: each seat's own limit (a bot benched at
+    another budget than its opponents'). Pass a reusable ``env`` made by :func:`make_env` for
     the same ``unit`` to save its construction per game.
     """
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
     try:
-        check_move_time(move_time)
+        times = seat_move_times(move_time)
         check_clock(clock)
     except ValueError as e:
         raise ValueError(f"move_time/clock: {e}") from None
+    limits = (Limit(times[0], clock), Limit(times[1], clock))
     with contextlib.redirect_stdout(sys.stderr):  # a bot's prints never reach the caller's stdout
-        return _play(agent_0, agent_1, seed, unit, Limit(move_time, clock), record, agent_seeds, env)
+        return _play(agent_0, agent_1, seed, unit, limits, record, agent_seeds, env)
 
 
-def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limit: Limit, record: bool,
+def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limits: tuple[Limit, Limit], record: bool,
           agent_seeds: tuple[int, int] | None, env: Any) -> GameRecord:
     agents = (agent_0, agent_1)
     if agent_seeds is None:
@@ -181,7 +184,7 @@ def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limit: Limit, re
         env = make_env(unit)
     env.reset(seed=seed)
     raw = env.unwrapped
-    for seat, (agent, s) in enumerate(zip(agents, agent_seeds, strict=True)):
+    for seat, (agent, s, limit) in enumerate(zip(agents, agent_seeds, limits, strict=True)):
         if not (_guarded(rec, seat, raw, agent.reset, s)
                 and _guarded(rec, seat, raw, _hook, agent, "game_start", seat, unit, limit.seconds)
                 and _guarded(rec, seat, raw, _hook, agent, "time_control", limit.clock, limit.seconds)):
@@ -191,8 +194,9 @@ def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limit: Limit, re
     meters = Meters(agents)  # from here: starting the bots is not part of the game's time
     bots0 = meters.bots_total()
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    with alarms(limit) as alarm:
-        _loop(env, raw, agents, rec, limit, alarm, record, meters)
+    timed = [lim for lim in limits if lim.seconds is not None]
+    with alarms(timed[0] if timed else limits[0]) as alarm:
+        _loop(env, raw, agents, rec, limits, alarm, record, meters)
     rec.cpu = {"wall": round(time.perf_counter() - wall0, 6),
                "cpu": round(time.process_time() - cpu0 + meters.bots_total() - bots0, 6)}
     _hook_all(agents, "game_end", rec, raw)
@@ -240,10 +244,9 @@ def _hook_all(agents: tuple[Agent, Agent], hook: str, rec: GameRecord, raw: Any,
         _guarded(rec, seat, raw, _hook, agent, hook, *hook_args)
 
 
-def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limit: Limit, alarm: bool,
-          record: bool, meters: Meters) -> None:
+def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limits: tuple[Limit, Limit],
+          alarms_here: bool, record: bool, meters: Meters) -> None:
     perf = time.perf_counter
-    move_time = limit.seconds
     while True:
         name = raw.agent_selection
         if raw.terminations[name] or raw.truncations[name]:
@@ -251,29 +254,34 @@ def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limi
         seat = 0 if name == "player_0" else 1
         v = raw.view(name)  # built for this move: the bot's own
         legal = v.legal_mask  # the loop's copy: what the bot does to its view changes nothing here
-        agent = agents[seat]
-        start, cpu_start = perf(), meters.start(seat) if limit.cpu else 0.0
-        try:
+        agent, limit = agents[seat], limits[seat]
+        alarm = alarms_here and limit.seconds is not None
+        late = None
+        # The collector is paused until the move's time is read: a collection (of anyone's garbage)
+        # never lands inside a timed move, nor at its end, where enabling it may start one at once.
+        with gc_paused():
+            start, cpu_start = perf(), meters.start(seat) if limit.cpu else 0.0
             try:
-                if alarm:
-                    arm(limit)
-                with gc_paused():  # a collection (of anyone's garbage) never lands inside a timed move
+                try:
+                    if alarm:
+                        arm(limit)
                     action = decide(agent, v, raw.game_state)
-            finally:
-                disarm(limit, alarm)
-        except MoveTimeout as e:
-            rec.lose_by_forfeit(seat, TIMEOUT, timeout_text(limit, e.cpu), _scores(raw))
-            return
-        except KeyboardInterrupt:
-            raise
-        except BaseException as e:  # noqa: BLE001 - any bot crash (sys.exit() too) is a forfeit
-            rec.lose_by_forfeit(seat, _reason(e), _error_text(e), _scores(raw))
-            return
-        if move_time is not None:
-            late = overrun(limit, perf() - start, meters.used(seat, cpu_start) if limit.cpu else 0.0)
-            if late:
-                rec.lose_by_forfeit(seat, TIMEOUT, late, _scores(raw))
+                finally:
+                    disarm(limit, alarm)
+            except MoveTimeout as e:
+                disarm(limit, alarm)  # again: a timeout raised as the move returned, before that disarm
+                rec.lose_by_forfeit(seat, TIMEOUT, timeout_text(limit, e.cpu), _scores(raw))
                 return
+            except KeyboardInterrupt:
+                raise
+            except BaseException as e:  # noqa: BLE001 - any bot crash (sys.exit() too) is a forfeit
+                rec.lose_by_forfeit(seat, _reason(e), _error_text(e), _scores(raw))
+                return
+            if limit.seconds is not None:
+                late = overrun(limit, perf() - start, meters.used(seat, cpu_start) if limit.cpu else 0.0)
+        if late:
+            rec.lose_by_forfeit(seat, TIMEOUT, late, _scores(raw))
+            return
         try:
             a = check_action(action, legal)
         except Exception:  # noqa: BLE001 - IllegalActionError, or a hostile object's own error

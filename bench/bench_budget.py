@@ -7,6 +7,13 @@ and times ``act`` of ``pimc``, ``ismcts`` and ``guided`` on each with a CPU-time
 ``--clock cpu``). Prints, per bot and budget, the worst, 99th percentile and
 median CPU time per move, the moves over budget, and the worst positions.
 
+``--arena GAMES`` instead plays GAMES matches (duplicate pairs, fixed seeds)
+of each bot against ``heuristic`` in the arena's own play loop
+(``agents.play.play_game``, ``--clock cpu``, the budget as the move time,
+with the arena's alarms), times every move of the bot as the arena does
+(``time.process_time`` around ``act``) and counts forfeits: what a bench
+sees, not only the search.
+
 ``--code DIR ...`` runs the same positions under several copies of the
 project (e.g. an older checkout exported with ``git archive``), one
 subprocess each, interleaved per bot and budget so they share the load;
@@ -75,6 +82,50 @@ def measure(spec: str, budget: float, deals: int, seed: int) -> dict:
             "over": sum(t > budget for t in times), "worst": rows[:3]}
 
 
+class Timed:
+    """A bot that times its own moves in CPU time (the play loop finds the bot inside for its hooks
+    and its CPU clock)."""
+
+    def __init__(self, bot: object) -> None:
+        self.bot = bot
+        self.name = getattr(bot, "name", "bot")
+        self.times: list[float] = []
+
+    def reset(self, seed: int | None = None) -> None:
+        self.bot.reset(seed)
+
+    def __getattr__(self, hook: str) -> object:  # game_start, deal_end, game_end: the bot's own
+        return getattr(self.bot, hook)
+
+    def act(self, view: object) -> int:
+        t0 = time.process_time()
+        a = self.bot.act(view)
+        self.times.append(time.process_time() - t0)
+        return a
+
+
+def measure_arena(spec: str, budget: float, games: int, seed: int) -> dict:
+    """Times every move of ``spec`` in ``games`` arena matches against heuristic."""
+    from agents import make_agent
+    from agents.play import play_game
+
+    times: list[float] = []
+    forfeits = []
+    for g in range(games):
+        seats = (0, 1) if g % 2 == 0 else (1, 0)
+        bot = Timed(make_agent(spec, seed=g))
+        players = [bot, make_agent("heuristic", seed=g)]
+        rec = play_game(players[seats[0]], players[seats[1]], seed=seed + g // 2, unit="match",
+                        move_time=budget, clock="cpu")
+        times += bot.times
+        if rec.forfeit is not None:
+            forfeits.append(rec.forfeit["detail"])
+    times.sort()
+    n = len(times)
+    return {"n": n, "max": times[-1], "p99": times[min(n - 1, int(0.99 * n))], "median": times[n // 2],
+            "over": sum(t > budget for t in times), "worst": [], "forfeits": forfeits}
+
+
 def burn() -> None:
     while True:
         pass
@@ -88,17 +139,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--code", nargs="*", default=[os.getcwd()], help="project copies to compare")
     ap.add_argument("--burn", type=int, default=0, help="CPU-burning processes during the run")
+    ap.add_argument("--arena", type=int, default=0, metavar="GAMES",
+                    help="time the moves of GAMES arena matches against heuristic instead")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.child:
         spec, budget = a.child.rsplit("@", 1)
-        print(json.dumps(measure(spec, float(budget), a.deals, a.seed)))
+        if a.arena:
+            print(json.dumps(measure_arena(spec, float(budget), a.arena, a.seed)))
+        else:
+            print(json.dumps(measure(spec, float(budget), a.deals, a.seed)))
         return
     burners = [multiprocessing.Process(target=burn, daemon=True) for _ in range(a.burn)]
     for p in burners:
         p.start()
     try:
-        print(f"load {os.getloadavg()[0]:.1f}, burners {a.burn}, deals {a.deals}")
+        what = f"arena matches {a.arena} against heuristic" if a.arena else f"deals {a.deals}"
+        print(f"load {os.getloadavg()[0]:.1f}, burners {a.burn}, {what}")
         print(f"{'bot':8} {'budget':>6} {'code':24} {'moves':>5} {'max':>7} {'p99':>7} {'median':>7} "
               f"{'over':>4}  worst (cpu s, position, stock, talon open)")
         for spec in a.bots:
@@ -107,10 +164,12 @@ def main(argv: list[str] | None = None) -> None:
                     env = dict(os.environ, PYTHONPATH=code)
                     out = subprocess.run(
                         [sys.executable, os.path.abspath(__file__), "--child", f"{spec}@{budget}",
-                         "--deals", str(a.deals), "--seed", str(a.seed)],
+                         "--deals", str(a.deals), "--seed", str(a.seed), "--arena", str(a.arena)],
                         env=env, cwd=code, capture_output=True, text=True, check=True).stdout
                     r = json.loads(out)
                     worst = " ".join(f"({t:.3f},{i},{s},{int(o)})" for t, i, s, o in r["worst"])
+                    if a.arena:
+                        worst = f"forfeits {len(r['forfeits'])}: {'; '.join(r['forfeits'][:3])}"
                     print(f"{spec:8} {budget:6.3f} {code[-24:]:24} {r['n']:5} {r['max']:7.3f} "
                           f"{r['p99']:7.3f} {r['median']:7.3f} {r['over']:4}  {worst}", flush=True)
         print(f"load {os.getloadavg()[0]:.1f}")

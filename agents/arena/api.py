@@ -132,7 +132,8 @@ def _run(players: Sequence[AgentLike], opts: ArenaOptions
     try:
         ray = opts.backend == "ray"
         backend = RayBackend(opts.workers, opts.address) if ray else backend_for(opts.workers)
-        setup = Setup(tuple(players), opts.unit, opts.move_time, opts.clock, opts.sandbox, opts.rules,
+        times = tuple(opts.player_move_time(p) for p in range(len(players)))
+        setup = Setup(tuple(players), opts.unit, times, opts.clock, opts.sandbox, opts.rules,
                       opts.estimator, opts.value)
         counted = play_missing(setup, names, tasks, done, backend, writer=writer, progress=opts.progress,
                                stop=seq, guard=guard, report_every=opts.report_every,
@@ -170,6 +171,9 @@ def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
             check_plays(p, opts.rules)  # fail fast on a bad spec or preset, before any game or worker starts
     if opts.sandbox:
         check_sandbox()
+    if opts.move_times and len(opts.move_times) != len(players):
+        raise OptionError("{move_times} needs one limit per player: {n} for {m} players",
+                          n=len(opts.move_times), m=len(players))
     if any(not 0 <= r < len(players) for r in opts.reference):
         raise OptionError("{reference} names a player that is not in the run: {value}", value=opts.reference)
     objects = [p for p in players if not isinstance(p, str)]

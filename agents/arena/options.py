@@ -144,6 +144,10 @@ class ArenaOptions:
     one spelling; recorded in the results file, so a resume with other rules is refused."""
     move_time: float | None = None
     """Per-move limit in seconds; a bot over it forfeits the game (None: no limit)."""
+    move_times: tuple[float | None, ...] = ()
+    """Per player (in the order of the players): each one's own per-move limit, replacing
+    ``move_time`` (empty: every player has ``move_time``); how the bench plays a bot at another
+    budget than the ladder's."""
     clock: str = "wall"
     """What ``move_time`` limits: ``"wall"``-clock time or the bot's own ``"cpu"`` time
     (:mod:`agents.play`)."""
@@ -193,6 +197,10 @@ class ArenaOptions:
         if isinstance(every, bool) or not isinstance(every, int) or every < 0:
             raise OptionError("{report_every} must be an int of at least 0, got {value}", value=every)
         try:
+            object.__setattr__(self, "move_times", tuple(check_seconds(t) for t in self.move_times))
+        except (TypeError, ValueError) as e:
+            raise OptionError("{move_times} must be per-player limits: {problem}", problem=e) from None
+        try:
             object.__setattr__(self, "reference", tuple(int(p) for p in self.reference))
         except (TypeError, ValueError):
             raise OptionError("reference must be player indices, got {value}", value=self.reference) from None
@@ -222,11 +230,17 @@ class ArenaOptions:
             raise TypeError(f"options must be ArenaOptions, got {type(options).__name__}")
         return dataclasses.replace(options, **fields) if fields else options
 
+    def player_move_time(self, player: int) -> float | None:
+        """The per-move limit of player ``player``: its own in ``move_times``, else ``move_time``."""
+        return self.move_times[player] if self.move_times else self.move_time
+
     def run_config(self, names: list[str]) -> dict[str, Any]:
         """The run's identity, as stored in the results file header: a resumed run must match it."""
         config: dict[str, Any] = {"players": names, "games": self.games, "unit": self.unit, "seed": self.seed,
                                   "duplicate": self.duplicate, "move_time": self.move_time,
                                   "rules": self.rules}
+        if self.move_times:  # only then, so files of runs without them resume as before
+            config["move_times"] = list(self.move_times)
         if self.clock != "wall":  # only then, so files of wall-clock runs resume as before
             config["clock"] = self.clock
         if self.sprt_test is not None:  # only then, so files of runs without it resume as before

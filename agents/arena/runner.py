@@ -44,11 +44,12 @@ GameLine = dict[str, Any]
 
 @dataclass(frozen=True)
 class Setup:
-    """What every game of a run shares: the players (specs or Agent objects), unit and time control."""
+    """What every game of a run shares: the players (specs or Agent objects), unit and time control
+    (each player's per-move limit)."""
 
     players: tuple[AgentLike, ...]
     unit: str
-    move_time: float | None
+    move_times: tuple[float | None, ...]
     clock: str = WALL
     sandbox: bool = False
     rules: str = "german"
@@ -114,7 +115,8 @@ def play_task(setup: Setup, env: Any, task: Task, wrap: Any = None) -> GameLine:
     agents = [build_agent(setup.players[p], setup.sandbox) for p in task.seats]
     try:
         seated = [wrap(a, p) if wrap else a for a, p in zip(agents, task.seats, strict=True)]
-        rec = play_game(seated[0], seated[1], task.seed, setup.unit, setup.move_time,
+        limits = (setup.move_times[task.seats[0]], setup.move_times[task.seats[1]])
+        rec = play_game(seated[0], seated[1], task.seed, setup.unit, limits,
                         agent_seeds=task.agent_seeds, env=env, clock=setup.clock)
     finally:
         close_built([setup.players[p] for p in task.seats], agents)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 from agents.arena.corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN
 from agents.arena.outputs import check_outputs
 
+from .budget_report import markdown as budget_markdown
+from .budgets import BUDGETS, BudgetError, BudgetOptions, check_budgets, run_budgets
 from .report import leaderboard
 from .run import AUTO, MAX_GAMES, BenchOptions, bench, read_result
 
@@ -23,8 +26,12 @@ def add_parsers(sub: Any) -> None:
                                    "control, SPRT stop per rung), rates it on the ladder's scale. Run again "
                                    "with the same --out to continue. Results files reveal the deals: never "
                                    "give them to a bot.")
-    b.add_argument("spec", help="the bot to bench")
-    b.add_argument("--out", help="output folder (default: runs/bench/<spec>)")
+    b.add_argument("spec", nargs="*", help="the bot to bench (with --budgets: one or more)")
+    b.add_argument("--out", help="output folder (default: runs/bench/<spec>; with --budgets: runs/budgets)")
+    b.add_argument("--budgets", nargs="+", metavar="S",
+                   help="strength at budget: bench every bot at each of these CPU seconds per move (the "
+                        f"rungs keep the ladder's), e.g. {' '.join(f'{x:g}' for x in BUDGETS)}; writes "
+                        "budgets.md, .json, .png; bots never told their time limit are benched once")
     b.add_argument("--workers", type=int, default=1)
     b.add_argument("--max-games", type=int, default=MAX_GAMES, help=f"games per rung at most ({MAX_GAMES})")
     b.add_argument("--ladder", help="ladder JSON (default: agents/bench/ladder.json)")
@@ -36,6 +43,9 @@ def add_parsers(sub: Any) -> None:
     b.add_argument("--sandbox", dest="sandbox", action="store_true", default=AUTO,
                    help="run an exec: bot in bubblewrap (default: when bubblewrap works here)")
     b.add_argument("--no-sandbox", dest="sandbox", action="store_false", help="never sandbox the bot")
+    b.add_argument("--move-time", type=float, default=None, metavar="S",
+                   help="the bot's own CPU seconds per move (default: the ladder's; the rungs keep the "
+                        "ladder's)")
     b.add_argument("--rules", default="german", metavar="SPEC",
                    help="rules preset: only german (the ladder is calibrated on it; others are refused)")
     b.add_argument("--estimator", choices=ESTIMATOR_NAMES, default=PLAIN,
@@ -51,11 +61,16 @@ def add_parsers(sub: Any) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run the ``bench`` or ``leaderboard`` command."""
+    if args.command == "bench" and args.budgets is not None:
+        return _budgets(args)
     if args.command == "bench":
+        if len(args.spec) != 1:
+            raise BudgetError(f"give one bot (several only with --budgets), got {len(args.spec)}")
+        args.spec = args.spec[0]
         out = args.out or os.path.join("runs", "bench", "".join(c if c.isalnum() else "_" for c in args.spec))
         result = bench(args.spec, BenchOptions(out, args.workers, args.max_games, args.ladder, args.progress,
-                                               args.seed, args.sandbox, args.rules, args.estimator,
-                                               args.value))
+                                               args.seed, args.sandbox, args.rules, args.move_time,
+                                               args.estimator, args.value))
         lo, hi = result["elo_ci"]
         mark = " (UNRELIABLE: forfeits decided matches)" if result["unreliable"] else ""
         print(f"{args.spec}: {result['elo']:.0f} [{lo:.0f}, {hi:.0f}]{mark} after {result['games']} matches; "
@@ -72,3 +87,28 @@ def main(args: argparse.Namespace) -> int:
         with open(args.markdown, "w", encoding="utf-8") as f:
             f.write(table)
     return 0
+
+
+def _budgets(args: argparse.Namespace) -> int:
+    """``sixtysix bench --budgets S... BOT...``: the strength-at-budget table."""
+    if args.move_time is not None:
+        raise BudgetError("--move-time and --budgets: give one (--budgets sets the bot's time per move)")
+    numbers, specs = split_budgets(args.budgets)
+    budgets, args.spec = check_budgets(numbers), specs + args.spec
+    out = args.out or os.path.join("runs", "budgets")
+    options = BenchOptions(out, args.workers, args.max_games, args.ladder, args.progress, args.seed,
+                           args.sandbox, args.rules, estimator=args.estimator, value=args.value)
+    cells = run_budgets(args.spec, BudgetOptions(budgets, options))
+    print(budget_markdown(cells, budgets), end="")
+    print(f"reports in {out}/budgets.md, .json, .png", file=sys.stderr)
+    return 0
+
+
+def split_budgets(words: list[str]) -> tuple[list[str], list[str]]:
+    """``--budgets 0.02 0.1 pimc ismcts``: the leading numbers are the budgets, the rest bots."""
+    for k, word in enumerate(words):
+        try:
+            float(word)
+        except ValueError:
+            return words[:k], words[k:]
+    return words, []

@@ -18,7 +18,7 @@ def _pct(x: float | None, ci: Sequence[float | None]) -> str:
     return f"{100 * x:.0f}% [{100 * (ci[0] or 0):.0f}, {100 * (ci[1] or 0):.0f}]"
 
 
-def _pts(x: float | None, ci: Sequence[float | None]) -> str:
+def points_text(x: float | None, ci: Sequence[float | None]) -> str:
     if x is None or ci[0] is None or ci[1] is None:
         return "-" if x is None else f"{x:+.2f}"
     return f"{x:+.2f} [{ci[0]:+.2f}, {ci[1]:+.2f}]"
@@ -30,7 +30,7 @@ def _aivat(r: dict[str, Any]) -> list[str]:
     if not isinstance(a, dict) or not a.get("corrected_games"):
         return ["-", "-"]
     ratio = a.get("sd_ratio")
-    return [_pts(a.get("points_per_deal"), a.get("ci") or (None, None)),
+    return [points_text(a.get("points_per_deal"), a.get("ci") or (None, None)),
             "-" if ratio is None else f"{ratio:.2f}"]
 
 
@@ -56,6 +56,8 @@ def markdown(result: dict[str, Any]) -> str:
     """The bench of one bot as Markdown: its rating, then one line per rung, then the warnings."""
     lo, hi = result["elo_ci"]
     lad = result["ladder"]
+    own = result.get("move_time", lad["move_time"])
+    at = f"{own:g} s (the rungs {lad['move_time']:g} s)" if own != lad["move_time"] else f"{own:g} s"
     head = ["rung", "rung Elo", "games", "match wins", "deal wins", "points per deal", "forfeits bot/rung",
             "SPRT"]
     aivat = any("aivat" in r for r in result["rungs"])
@@ -63,13 +65,14 @@ def markdown(result: dict[str, Any]) -> str:
         head[6:6] = ["points per deal, aivat", "SD plain/aivat"]
     rows = [[r["rung"], f"{r['rung_elo']:.0f}", str(r["games"]), _pct(r["win_rate"], r["win_rate_ci"]),
              _pct(r["deal_win_rate"], r["deal_win_rate_ci"]),
-             _pts(r["points_per_deal"], r["points_per_deal_ci"]), *(_aivat(r) if aivat else []), _forfeits(r),
+             points_text(r["points_per_deal"], r["points_per_deal_ci"]), *(_aivat(r) if aivat else []),
+             _forfeits(r),
              r["sprt_verdict"] or "-"]
             for r in result["rungs"]]
     return "\n".join([
         f"# Bench: `{result['bot']}`", "",
         f"**Rating {result['elo']:.0f}** (95% interval {lo:.0f} to {hi:.0f}; {lad['scale']}), "
-        f"{result['games']} matches at {lad['move_time']:g} s of {lad.get('clock', 'wall')} time per move, "
+        f"{result['games']} matches at {at} of {lad.get('clock', 'wall')} time per move, "
         "secret deals per rung, duplicate deals; rates from the bot's side, 95% intervals.", "",
         md_table(head, rows), "", *(f"{n}\n" for n in notes(result))])
 
@@ -132,7 +135,7 @@ def _points_table(results: Sequence[dict[str, Any]], rungs: list[str]) -> str:
     rows = []
     for res in sorted(results, key=lambda r: -r["elo"]):
         by = {r["rung"]: r for r in res["rungs"]}
-        cells = [f"{_pts(by[r].get('points_per_deal'), by[r].get('points_per_deal_ci') or (None, None))} / "
+        cells = [f"{points_text(by[r].get('points_per_deal'), by[r].get('points_per_deal_ci') or (None, None))} / "
                  f"{_aivat(by[r])[0]}" if r in by else "-" for r in rungs]
         rows.append([f"`{res['bot']}`", *cells])
     return "\nPoints per deal (game points, 95% intervals): plain duplicate / AIVAT-corrected.\n\n" + \

@@ -5,7 +5,9 @@ at the ladder's time control (CPU time by default: a busy machine slows the
 bots down without making them lose on time), with duplicate deals, that
 stops once the arena's SPRT decides whether the bot is :data:`SPRT_ELO` Elo
 weaker or stronger than the rung, after at most ``max_games`` games. A rung
-that is the benched bot itself is skipped.
+that is the benched bot itself is skipped, unless the bot plays at its own
+``move_time`` (a budget other than the ladder's): then the rungs still play
+at the ladder's time control, and the bot at its own.
 
 What a bot cannot learn: every rung draws its own secret master seed (kept
 in its results file, so results files reveal the deals and must not be
@@ -39,6 +41,7 @@ from agents.arena.lines import finite_number, parse_line
 from agents.arena.pairing import PairingStats, jsonable
 from agents.arena.schedule import SECRET_BITS, derive
 from agents.forfeits import KINDS
+from agents.movetime import check_move_time
 from agents.protocol.sandbox import sandbox_problem
 from sixtysix_env.variants import GERMAN, rules_from_spec
 
@@ -63,8 +66,13 @@ class BenchOptions:
     seed: int | None = None  # None: a secret seed per rung; an int: reproducible, for trusted bots only
     sandbox: bool | str = AUTO  # True, False, or "auto": when bubblewrap works here
     rules: str = "german"  # only German: the ladder is calibrated on it (check_bench_rules)
+    move_time: float | None = None  # the bot's own per-move limit (None: the ladder's); the rungs keep theirs
     estimator: str = "plain"  # "aivat": each rung also reports the corrected points per deal
     value: str = "solver"  # the value function of the aivat estimator
+
+
+class BenchMoveTimeError(ValueError):
+    """The bot's own per-move limit is not a valid move time."""
 
 
 class BenchRulesError(ValueError):
@@ -109,29 +117,43 @@ def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
     except EstimatorError as e:
         raise EstimatorError(e.option, f"--{e.option} {e}") from None
     ladder = load_ladder(options.ladder_path)
+    own = bot_move_time(options.move_time, ladder)
     os.makedirs(options.out, exist_ok=True)
     sandbox = use_sandbox(spec, options.sandbox)
-    rungs = [r for r in ladder.rungs if r != spec.strip()]
+    rungs = [r for r in ladder.rungs if r != spec.strip() or own is not None]
+    at = f"{ladder.move_time:g} s" if own is None else f"the bot {own:g} s, the rungs {ladder.move_time:g} s"
     print(f"bench {spec}: {len(rungs)} rungs ({', '.join(rungs)}), at most {options.max_games} matches each, "
-          f"{ladder.move_time:g} s of {ladder.clock} time per move, {options.workers} worker(s)"
+          f"{at} of {ladder.clock} time per move, {options.workers} worker(s)"
           + (", sandboxed" if sandbox else "") + f"; results in {options.out}", file=sys.stderr, flush=True)
     if len(rungs) < len(ladder.rungs):
         print(f"bench {spec}: rung {spec.strip()} skipped (it is the bot being benched)", file=sys.stderr)
+    times = {} if own is None else {"move_times": (own, ladder.move_time)}
     rows = []
     for rung in rungs:
         path = rung_file(options.out, rung)
         print(f"bench {spec} vs {rung} (Elo {ladder.ratings[rung]:.0f}):", file=sys.stderr, flush=True)
         st = head_to_head(spec, rung, games=options.max_games, seed=rung_seed(options.seed, rung),
-                          move_time=ladder.move_time, clock=ladder.clock, workers=options.workers,
+                          move_time=ladder.move_time, **times, clock=ladder.clock, workers=options.workers,
                           results_path=path, resume=os.path.exists(path), sprt=SPRT_ELO,
                           progress=options.progress, reference=(1,), sandbox=sandbox,
                           report_every=0 if options.progress else REPORT_EVERY,
                           estimator=options.estimator, value=options.value, sprt_estimator="plain")
         rows.append(rung_row(rung, ladder, st))
         print(f"bench: {st.summary()}", file=sys.stderr)
-    result = summarize(spec, ladder, rows)
+    result = summarize(spec, ladder, rows, own)
     write_reports(result, options.out)
     return result
+
+
+def bot_move_time(move_time: float | None, ladder: Ladder) -> float | None:
+    """The bot's own per-move limit when it differs from the ladder's (a checked number), else None."""
+    if move_time is None:
+        return None
+    try:
+        seconds = check_move_time(move_time)
+    except ValueError as e:
+        raise BenchMoveTimeError(f"--move-time {move_time!r}: {e}") from None
+    return None if seconds == ladder.move_time else seconds
 
 
 def rung_row(rung: str, ladder: Ladder, st: PairingStats) -> dict[str, Any]:
@@ -146,8 +168,10 @@ def rung_row(rung: str, ladder: Ladder, st: PairingStats) -> dict[str, Any]:
     return row
 
 
-def summarize(spec: str, ladder: Ladder, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The bench result: the rating with its interval, the ladder used, the rows, forfeits and CPU share."""
+def summarize(spec: str, ladder: Ladder, rows: list[dict[str, Any]], own: float | None = None
+              ) -> dict[str, Any]:
+    """The bench result: the rating with its interval, the bot's per-move limit (``own``, None: the
+    ladder's), the ladder used, the rows, forfeits and CPU share."""
     results = [(r["rung_elo"], r["a_wins"] + r["draws"] / 2, r["games"]) for r in rows]
     elo, (lo, hi) = fit_rating(results)
     forfeits = {side: {k: sum(r[f"{side}_forfeit_kinds"][k] for r in rows) for k in KINDS} for side in "ab"}
@@ -155,6 +179,7 @@ def summarize(spec: str, ladder: Ladder, rows: list[dict[str, Any]]) -> dict[str
     n = sum(g for _, g in shares)
     return jsonable({
         "bot": spec, "elo": round(elo, 1), "elo_ci": [round(lo, 1), round(hi, 1)],
+        "move_time": ladder.move_time if own is None else own,
         "games": sum(r["games"] for r in rows),
         "unreliable": any(r["a_forfeits"] or r["b_forfeits"] for r in rows),
         "forfeits": {"bot": forfeits["a"], "ladder": forfeits["b"]},

@@ -84,7 +84,7 @@ class Reversed:
 
 @pytest.mark.parametrize("sprt", [None, SprtSettings(-50, 50)])
 def test_results_do_not_depend_on_the_order_a_backend_returns_games(sprt):
-    setup = Setup(("random", "random"), "deal", None)
+    setup = Setup(("random", "random"), "deal", (None, None))
     tasks = schedule(2, 200, seed=3, duplicate=True)
     counts, lines = [], []
     for backend in (InProcess(), Reversed()):
