@@ -23,11 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .lines import AIVAT, MAX_NOTE
+from .lines import AIVAT, MAX_NOTE, jsonable
 from .stats import ratio_interval
 
 PLAIN = "plain"
-ESTIMATOR_NAMES = (PLAIN, AIVAT)  # the --estimator values (agents.evaluation.games.ESTIMATORS)
+ESTIMATOR_NAMES = (PLAIN, AIVAT)  # the --estimator values
 DEFAULT_VALUE = "solver"
 CORRECTABLE_RULES = "german"  # agents.evaluation replays deals with the German talon and scoring
 
@@ -119,8 +119,6 @@ class CorrectedFigure:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        from .pairing import jsonable
-
         return jsonable({"value": self.value, "points_per_deal": self.points_per_deal, "ci": self.ci,
                          "sd_ratio": self.sd_ratio, "corrected_games": self.corrected_games,
                          "games": self.games, "note": self.note})

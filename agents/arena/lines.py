@@ -141,3 +141,14 @@ def parse_line(raw: bytes) -> tuple[Any, str | None]:
         return None, "nested too deeply"
     except (ValueError, MemoryError) as e:  # bad JSON or UTF-8, an int too long to convert
         return None, f"not JSON ({str(e)[:80]})"
+
+
+def jsonable(v: Any) -> Any:
+    """``v`` for strict JSON: tuples become lists, NaN and infinities None."""
+    if isinstance(v, tuple | list):
+        return [jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {k: jsonable(x) for k, x in v.items()}
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v

@@ -7,7 +7,6 @@ the verdict of a sequential stop) and writes them as JSON or a line of text.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from agents.forfeits import kind_of, kinds_text, no_forfeits
 
 from .fairness import cpu_share
+from .lines import jsonable
 
 if TYPE_CHECKING:
     from .corrected import CorrectedFigure
@@ -192,16 +192,6 @@ def _count_game(st: PairingStats, r: Mapping[str, Any], seat_a: int) -> int:
     st.deals += len(r["deals"])
     return net
 
-
-def jsonable(v: Any) -> Any:
-    """``v`` for strict JSON: tuples become lists, NaN and infinities None."""
-    if isinstance(v, tuple | list):
-        return [jsonable(x) for x in v]
-    if isinstance(v, dict):
-        return {k: jsonable(x) for k, x in v.items()}
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
 
 
 def percent(x: float) -> str:

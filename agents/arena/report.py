@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from .fairness import share_text
-from .pairing import PairingStats, jsonable, percent
+from .lines import jsonable
+from .pairing import PairingStats, percent
 from .stats import Ratings
 
 RATING_HEAD = ["rank", "bot", "Elo", "95% CI", "games", "score"]

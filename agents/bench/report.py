@@ -24,6 +24,10 @@ def points_text(x: float | None, ci: Sequence[float | None]) -> str:
     return f"{x:+.2f} [{ci[0]:+.2f}, {ci[1]:+.2f}]"
 
 
+def _plain(r: dict[str, Any]) -> str:
+    return points_text(r.get("points_per_deal"), r.get("points_per_deal_ci") or (None, None))
+
+
 def _aivat(r: dict[str, Any]) -> list[str]:
     """A rung's corrected points per deal with its interval, and the SD ratio ("-": none, plain only)."""
     a = r.get("aivat")
@@ -135,8 +139,7 @@ def _points_table(results: Sequence[dict[str, Any]], rungs: list[str]) -> str:
     rows = []
     for res in sorted(results, key=lambda r: -r["elo"]):
         by = {r["rung"]: r for r in res["rungs"]}
-        cells = [f"{points_text(by[r].get('points_per_deal'), by[r].get('points_per_deal_ci') or (None, None))} / "
-                 f"{_aivat(by[r])[0]}" if r in by else "-" for r in rungs]
+        cells = [f"{_plain(by[r])} / {_aivat(by[r])[0]}" if r in by else "-" for r in rungs]
         rows.append([f"`{res['bot']}`", *cells])
     return "\nPoints per deal (game points, 95% intervals): plain duplicate / AIVAT-corrected.\n\n" + \
         md_table(head, rows) + "\n"

@@ -37,8 +37,8 @@ from typing import Any
 
 from agents.arena import head_to_head
 from agents.arena.corrected import EstimatorError, check_estimator
-from agents.arena.lines import finite_number, parse_line
-from agents.arena.pairing import PairingStats, jsonable
+from agents.arena.lines import finite_number, jsonable, parse_line
+from agents.arena.pairing import PairingStats
 from agents.arena.schedule import SECRET_BITS, derive
 from agents.forfeits import KINDS
 from agents.movetime import check_move_time

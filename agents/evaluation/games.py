@@ -14,7 +14,7 @@ The arena (:mod:`agents.arena.corrected`, ``--estimator aivat``) calls
 sums the stored points per cluster like its plain figure;
 :func:`pairing_points` computes the same figure (and the cross-fitted one)
 from a run's lines, and :func:`estimate` summarises per-unit values for
-the bench scripts. ``ESTIMATORS`` names the option values.
+the bench scripts.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.arena.corrected import ESTIMATOR_NAMES
 from sixtysix_env.aec import first_deal
 from sixtysix_env.deals import next_deal
 from sixtysix_env.engine import OVER, State
@@ -32,8 +31,6 @@ from sixtysix_env.seeding import deal_rng
 
 from .aivat import Basis, DealCorrection, Expectation, Policy, Sampler, correct_deal, expected_after_draw
 from .values import ValueFn
-
-ESTIMATORS = ESTIMATOR_NAMES  # the --estimator values, at home in the arena (which imports us lazily)
 
 
 class ReplayError(ValueError):
@@ -255,7 +252,7 @@ def estimate(values: Sequence[float]) -> Estimate:
 
 
 __all__ = [
-    "ESTIMATORS", "Estimate", "GamePoints", "NotCorrectable", "PairingPoints", "ReplayError",
+    "Estimate", "GamePoints", "NotCorrectable", "PairingPoints", "ReplayError",
     "check_correctable", "correct_game", "estimate", "game_points", "pairing_points", "policy_of",
     "replay_deals", "sampler_of",
 ]  # fmt: skip
