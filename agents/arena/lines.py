@@ -121,7 +121,7 @@ def aivat_problem(field: Any, deals: int) -> str | None:
     if set(field) == {"value", "skipped"}:
         return None if isinstance(field["skipped"], str) and len(field["skipped"]) <= MAX_NOTE else "bad note"
     points = field.get("points")
-    if set(field) != {"value", "points"} or not _pair(points, finite_number):
+    if set(field) != {"value", "points"} or not _pair(points, finite_number) or not isinstance(points, list):
         return "no pair of finite points"
     bound = MAX_CORRECTED * max(1, deals)
     if abs(points[0]) > bound or abs(points[0] + points[1]) > 1e-6 * (1 + abs(points[0])):

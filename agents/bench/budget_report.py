@@ -46,7 +46,8 @@ def _points(c: dict[str, Any] | None) -> str:
     return points_text(row["points_per_deal"], row["points_per_deal_ci"]) + f" ({row['games']})"
 
 
-def rows(cells: Sequence[dict[str, Any]], budgets: Sequence[float]) -> list[tuple[str, list[dict | None]]]:
+def rows(cells: Sequence[dict[str, Any]], budgets: Sequence[float]
+         ) -> list[tuple[str, list[dict[str, Any] | None]]]:
     """Per bot: its cell at each budget (None: not played yet)."""
     out = []
     for bot, by in _by_bot(cells).items():

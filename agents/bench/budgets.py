@@ -88,8 +88,9 @@ def uses_budget(spec: str) -> bool:
     try:
         return any(callable(getattr(agent, hook, None)) for hook in ("game_start", "time_control"))
     finally:
-        if callable(getattr(agent, "close", None)):
-            agent.close()
+        close = getattr(agent, "close", None)
+        if callable(close):
+            close()
 
 
 def plan(specs: Sequence[str], budgets: Sequence[float], ladder_time: float) -> list[Cell]:

@@ -127,7 +127,7 @@ def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
           + (", sandboxed" if sandbox else "") + f"; results in {options.out}", file=sys.stderr, flush=True)
     if len(rungs) < len(ladder.rungs):
         print(f"bench {spec}: rung {spec.strip()} skipped (it is the bot being benched)", file=sys.stderr)
-    times = {} if own is None else {"move_times": (own, ladder.move_time)}
+    times: dict[str, Any] = {} if own is None else {"move_times": (own, ladder.move_time)}
     rows = []
     for rung in rungs:
         path = rung_file(options.out, rung)
