@@ -114,6 +114,21 @@ def from_checkpoint_config(data: dict[str, Any], where: str) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in FIXED}
 
 
+def override_texts(args: list[str]) -> dict[str, str]:
+    """``--key value``, ``--key=value`` or ``key=value`` -> {key: text}, unchecked (the loop that
+    runs checks them)."""
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        key, eq, text = arg.lstrip("-").partition("=")
+        if arg.startswith("--") and not eq and i + 1 < len(args):
+            text, i = args[i + 1], i + 1
+        out[key.replace("-", "_")] = text
+        i += 1
+    return out
+
+
 def requested(args: list[str], default_config: Path) -> bool:
     """Whether ``train.py args`` asks for this loop: its config file (or an override) names
     ``algorithm``, or ``--resume`` names a run folder whose ``config.yaml`` does. Unreadable
@@ -125,8 +140,8 @@ def requested(args: list[str], default_config: Path) -> bool:
         return False
     if not isinstance(data, dict):
         return False
-    overrides = dict(a.lstrip("-").replace("-", "_").partition("=")[::2] for a in rest if "=" in a)
-    if "algorithm" in data or "algorithm" in overrides or "--algorithm" in rest:
+    overrides = override_texts(rest)
+    if "algorithm" in data or "algorithm" in overrides:
         return True
     if not resume:
         return False
