@@ -1,4 +1,4 @@
-"""Where self-play runs: in this process, or as Ray tasks (:mod:`training.expert.ray_workers`).
+"""Where self-play runs: in this process (here), or as Ray tasks (:mod:`training.expert.ray_workers`).
 
 An iteration's deals are split into chunks of ``chunk`` deals (:func:`chunks`);
 each chunk is one call of :func:`~training.expert.selfplay.generate_chunk`, and
@@ -10,11 +10,9 @@ it took, for the run's cost.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Protocol
 
-from .config import ExpertConfig
 from .selfplay import GUIDED, Player, Samples, Settings, Weights, generate_chunk
 
 Done = Callable[[int], None]  # called with the deals of each finished chunk (a progress bar)
@@ -54,18 +52,3 @@ class LocalGenerator:
             parts.append(timed_chunk(weights, settings, first, count, self.player)[0])
             done(count)
         return Samples.concat(parts), 0.0
-
-
-@contextmanager
-def generator(cfg: ExpertConfig, player: Player = GUIDED) -> Iterator[Generator]:
-    """The backend ``cfg`` asks for, connected for the run and closed after it."""
-    if cfg.backend == "local":
-        yield LocalGenerator(player)
-        return
-    from .ray_workers import RayGenerator
-
-    ray_gen = RayGenerator(cfg.workers, cfg.ray_address or None, player)
-    try:
-        yield ray_gen
-    finally:
-        ray_gen.close()

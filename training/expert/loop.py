@@ -53,7 +53,7 @@ from training.config import Config, ConfigError, config_from_dict, help_text, pa
 from training.logger import Logger
 
 from .config import ARCHITECTURE, ExpertConfig, from_checkpoint_config
-from .generation import Generator, generator
+from .generation import Generator, LocalGenerator
 from .learner import Learner, Replay
 from .selfplay import GUIDED, Player, SampleError, Samples, Settings
 
@@ -165,6 +165,21 @@ def train(cfg: ExpertConfig, resume: bool = False, overrides: dict[str, Any] | N
         finally:
             logger.close()
     return run
+
+
+@contextmanager
+def generator(cfg: ExpertConfig, player: Player) -> Iterator[Generator]:
+    """The generation backend ``cfg`` asks for, connected for the run and closed after it."""
+    if cfg.backend == "local":
+        yield LocalGenerator(player)
+        return
+    from .ray_workers import RayGenerator
+
+    ray_gen = RayGenerator(cfg.workers, cfg.ray_address or None, player)
+    try:
+        yield ray_gen
+    finally:
+        ray_gen.close()
 
 
 def preflight(cfg: ExpertConfig, player: Player) -> None:
