@@ -86,7 +86,7 @@ def wait_until(pred: Callable[[], Any], timeout: float = 10.0, message: str = "t
 class UniformSearch:
     """A stand-in for the guided search in the expert-iteration tests: a random move, and as
     ``last_result`` a uniform policy over the legal moves (what :mod:`training.expert.selfplay`
-    reads of a search). Records the player of every decision it made (``players``)."""
+    reads of a search). Records the player of every decision with a choice it made (``players``)."""
 
     def __init__(self, seed: int, worlds: int, players: list[int]) -> None:
         from agents.random_agent import RandomAgent
@@ -101,7 +101,8 @@ class UniformSearch:
 
         mask = mask_to_array(v.legal_mask)
         a = self.bot.act(v)
-        self.players.append(v.player)
+        if v.legal_mask.bit_count() > 1:  # a decision self-play makes a sample of
+            self.players.append(v.player)
         self.last_result = SearchStandIn(a, (mask / mask.sum()).astype(np.float32), 0.0, self.worlds)
         return a
 

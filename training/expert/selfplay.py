@@ -2,8 +2,10 @@
 
 Every deal is a fresh German deal seeded from the iteration's seed and its
 index; two :class:`agents.guided.GuidedAgent` bots (their own seeds from the
-same, a fixed number of worlds, no time limit) play it out. At every decision
-with more than one legal move the sample is: the observation
+same, a fixed number of worlds, no time limit) play it out, each seeing every
+view of its seat (forced moves too: the search infers from the whole deal). At
+every decision with more than one legal move (obvious ones included: their
+target is the move the rules play) the sample is: the observation
 (:func:`~sixtysix_env.observation.encode`), the legal mask, the search's policy
 (its ``last_result.policy``, the policy target), the full state for the value
 network (:func:`~sixtysix_env.observation.encode_full`) and, once the deal
@@ -68,7 +70,7 @@ class Guided:
     current networks, ``worlds`` worlds per move, no time limit."""
 
     def net(self, weights: Weights) -> Any:
-        from agents.search.guided import GuideNet
+        from agents.guide_net import GuideNet
 
         return GuideNet.from_modules(*modules(weights))
 
@@ -199,14 +201,11 @@ def play_deal(net: Any, settings: Settings, index: int, player: Player = GUIDED)
         p = state.to_act
         v = view(state, p)
         mask = mask_to_array(v.legal_mask)
-        if v.legal_mask.bit_count() == 1:  # forced: nothing to learn, nothing to search
-            state.apply(int(np.flatnonzero(mask)[0]))
-            continue
         searcher = players[p]
         searcher.last_result = None
-        action = searcher.act(v)
+        action = searcher.act(v)  # also a forced move: the search follows the deal through its views
         result = searcher.last_result
-        if result is not None:
+        if result is not None and v.legal_mask.bit_count() > 1:  # a forced move teaches nothing
             target = search_target(result.policy, mask, f"deal {index} of seed {settings.seed}")
             if moves[p] < settings.sample_moves:
                 action = pick.choices(range(N_ACTIONS), weights=target.tolist())[0]
