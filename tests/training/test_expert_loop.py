@@ -64,6 +64,34 @@ def test_a_resumed_run_goes_on_exactly_as_an_uninterrupted_one(tmp_path):
                                                                                        "000003.npz"]
 
 
+class InterruptedPlayer(UniformPlayer):
+    """Ctrl-C in the middle of the second iteration's self-play."""
+
+    def make(self, net, seed, worlds):
+        searcher = super().make(net, seed, worlds)
+        act = searcher.act
+
+        def interrupted(v):
+            if len(self.players) > 30:
+                raise KeyboardInterrupt
+            return act(v)
+
+        searcher.act = interrupted
+        return searcher
+
+
+def test_an_interrupted_iteration_is_played_again_on_resume_and_nothing_is_lost(tmp_path):
+    loop.train(config(tmp_path / "a", iterations=2), player=UniformPlayer())
+    with pytest.raises(KeyboardInterrupt):
+        loop.train(config(tmp_path / "b", iterations=2), player=InterruptedPlayer())
+    assert checkpoint.load(tmp_path / "b" / "expert" / "last.pt", resumable=True)["update"] == 1
+    loop.train(config(tmp_path / "b", iterations=2), resume=True, player=UniformPlayer())
+    a, b = networks(tmp_path / "a" / "expert" / "last.pt"), networks(tmp_path / "b" / "expert" / "last.pt")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    rows = (tmp_path / "b" / "expert" / "metrics.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:] if ",charts/samples," in r] == ["2", "4"]
+
+
 def test_resume_names_a_missing_sample_file_and_refuses_new_networks(tmp_path):
     loop.train(config(tmp_path, iterations=1), player=UniformPlayer())
     with pytest.raises(loop.ConfigError, match="hidden"):

@@ -31,7 +31,7 @@ class RayGenerator:
         self.ray = import_ray()
         self.player = player
         self.started = connect(self.ray, workers, address)
-        self.task: Any = self.ray.remote(num_cpus=1, max_retries=0)(timed_chunk)
+        self.task: Any = self.ray.remote(num_cpus=1, max_retries=0)(ray_chunk)
 
     def generate(self, weights: Weights, settings: Settings, deals: int, chunk: int,
                  done: Done) -> tuple[Samples, float]:
@@ -55,3 +55,13 @@ class RayGenerator:
     def close(self) -> None:
         if self.started:
             self.ray.shutdown()
+
+
+def ray_chunk(weights: Weights, settings: Settings, first: int, count: int,
+              player: Player = GUIDED) -> tuple[Samples, float]:
+    """:func:`~training.expert.generation.timed_chunk` in a Ray worker, whose torch only builds
+    the networks: one thread, so the tasks on a node do not compete for its cores."""
+    import torch
+
+    torch.set_num_threads(1)
+    return timed_chunk(weights, settings, first, count, player)

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-import torch
 
 from agents.checkpoint import write_atomic
 from agents.nets import PolicyNet, ValueNet
@@ -223,6 +222,5 @@ def generate_chunk(weights: Weights, settings: Settings, first: int, count: int,
                    player: Player = GUIDED) -> Samples:
     """Deals ``first .. first + count - 1`` of ``settings.seed``: one task of generation (locally
     or on Ray), a function of its arguments alone."""
-    torch.set_num_threads(1)  # a Ray worker's torch only builds the networks
     net = player.net(weights)
     return Samples.concat([play_deal(net, settings, i, player) for i in range(first, first + count)])
