@@ -127,7 +127,9 @@ def start(cfg: ExpertConfig, folder: Path, ckpt: dict[str, Any] | None) -> Exper
 
 
 def save(run: ExpertRun, path: Path) -> None:
-    """``last.pt``: a playable checkpoint plus everything ``--resume`` reads."""
+    """``last.pt``: a playable checkpoint plus everything ``--resume`` reads. Its ``rng`` holds the
+    torch generator (it drew the first weights) and the numpy state the format asks for; the
+    randomness of an iteration is derived from the seed and the iteration, not carried over."""
     rng = {"torch": torch.get_rng_state(), "numpy": np.random.default_rng(run.cfg.seed).bit_generator.state}
     entries = {"critic": run.learner.critic.state_dict(), "optimizer": run.learner.optimizer.state_dict(),
                "snapshots": [], "rng": rng, "global_step": run.deals, "update": run.iteration, "best": -1.0,
