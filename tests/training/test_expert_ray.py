@@ -56,3 +56,18 @@ def test_a_run_on_ray_without_ray_says_how_to_install_it(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match=r"'backend' is 'ray'.*pip install"):
         loop.train(cfg, player=UniformPlayer())
     assert not (tmp_path / "expert").exists()  # nothing claimed
+
+
+def test_a_ray_that_cannot_be_joined_is_a_named_error_before_the_run_folder_is_claimed(tmp_path, monkeypatch):
+    from training.expert import ray_workers
+
+    def refused(*args):
+        raise ConnectionError("Could not find any running Ray instance.\nmore")
+
+    monkeypatch.setattr(ray_workers, "connect", refused)
+    cfg = config_from_dict({"run_dir": str(tmp_path), "backend": "ray", "ray_address": "10.9.9.9:6379"},
+                           schema=ExpertConfig)
+    with pytest.raises(ConfigError, match=r"cannot start or join the Ray cluster at 10.9.9.9:6379: Could not "
+                                          r"find any running Ray instance.$"):
+        loop.train(cfg, player=UniformPlayer())
+    assert not (tmp_path / "expert").exists()

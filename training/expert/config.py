@@ -11,6 +11,7 @@ it, before any work).
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,16 @@ ARCHITECTURE = ("hidden", "critic_hidden")  # keys a resumed run cannot change
 FIXED = {"full_critic": True, "rules": "german", "value_target": "deal"}  # what every checkpoint states
 
 
+ADDRESS = re.compile(r"(auto|(ray://)?[A-Za-z0-9._\-]{1,200}:[0-9]{1,5})")  # a Ray cluster to join
+
+
+def address(key: str, value: str) -> None:
+    """'' or a Ray cluster's address: ``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``."""
+    if value and not ADDRESS.fullmatch(value):
+        raise ConfigError(f"config key {key!r} must be HOST:PORT, ray://HOST:PORT or 'auto', "
+                          f"got {value[:80]!r}")
+
+
 @dataclass
 class ExpertConfig:
     """Every knob of an expert-iteration run; configs/expert*.yaml set these keys."""
@@ -49,13 +60,13 @@ class ExpertConfig:
     run_dir: str = knob("runs", "parent folder of the run folders", folder_path)
     seed: int = knob(1, "seeds the deals, the searches, the network initialisation and the minibatches",
                      between(0, 2**63 - 1))
-    iterations: int = knob(20, "generate -> train -> checkpoint iterations to run in all", AT_LEAST_1)
+    iterations: int = knob(40, "generate -> train -> checkpoint iterations to run in all", AT_LEAST_1)
     time_limit: float = knob(0.0, "stop after this many minutes of this invocation (checked after each "
                              "iteration; 0: no limit)", AT_LEAST_0)
     # --- self-play generation
-    deals: int = knob(32, "deals of self-play per iteration (each from a fresh seeded German deal)",
+    deals: int = knob(64, "deals of self-play per iteration (each from a fresh seeded German deal)",
                       AT_LEAST_1)
-    worlds: int = knob(8, "worlds the guided search samples per move (fixed: the search is "
+    worlds: int = knob(16, "worlds the guided search samples per move (fixed: the search is "
                        "deterministic given its seed)", between(1, 4096))
     sample_moves: int = knob(4, "each seat's first moves of a deal are drawn from the search's policy "
                              "instead of its best move (diverse positions); 0: always the search's move",
@@ -67,7 +78,7 @@ class ExpertConfig:
     workers: int = knob(1, "backend 'ray': CPUs of the local Ray instance started for the run (ignored "
                         "with ray_address)", AT_LEAST_1)
     ray_address: str = knob("", "backend 'ray': the address of a running Ray cluster to join "
-                            "('HOST:PORT' or 'auto'); '': start a local one", lambda k, v: None)
+                            "('HOST:PORT', 'ray://HOST:PORT' or 'auto'); '': start a local one", address)
     # --- the networks and the learner
     hidden: list[int] = knob([256, 256], "policy MLP hidden sizes", sizes)
     critic_hidden: list[int] = knob([256, 256], "value MLP hidden sizes (input: the full state)", sizes)
@@ -83,9 +94,9 @@ class ExpertConfig:
                            "end; 0: only at the end)", AT_LEAST_0)
     eval_assist: str = knob("rules", "assist of the evaluated network ('ppo:<path>,assist=rules': obvious "
                             "moves by rule, no search)", one_of(EVAL_ASSISTS))
-    eval_heuristic_games: int = knob(20, "matches against 'heuristic' per evaluation (duplicate pairs)",
+    eval_heuristic_games: int = knob(40, "matches against 'heuristic' per evaluation (duplicate pairs)",
                                      AT_LEAST_0)
-    eval_pimc_games: int = knob(4, "matches against pimc per evaluation (duplicate pairs; slow)", AT_LEAST_0)
+    eval_pimc_games: int = knob(10, "matches against pimc per evaluation (duplicate pairs; slow)", AT_LEAST_0)
     eval_pimc_spec: str = knob("pimc", "agent spec of the pimc evaluation opponent", bot_spec)
     progress: bool = knob(True, "show a tqdm progress bar")
     tensorboard: bool = knob(True, "write TensorBoard event files to the run folder")
@@ -94,8 +105,6 @@ class ExpertConfig:
         """The checks that span fields."""
         if self.ray_address and self.backend != "ray":
             raise ConfigError(f"config key 'ray_address' ({self.ray_address!r}) needs backend: ray")
-        if "\0" in self.ray_address or len(self.ray_address) > 200:
-            raise ConfigError("config key 'ray_address' must be HOST:PORT or 'auto'")
 
     def checkpoint_config(self) -> dict[str, Any]:
         """The ``config`` entry of the run's checkpoints: these keys and :data:`FIXED`, which

@@ -154,7 +154,7 @@ def train(cfg: ExpertConfig, resume: bool = False, overrides: dict[str, Any] | N
     folder = Path(cfg.run_dir) / cfg.name
     ckpt, cfg = resume_from(folder / "last.pt", overrides or {}) if resume else (None, cfg)
     preflight(cfg, player)
-    with run_folder.claim(folder, resume):
+    with generator(cfg, player) as gen, run_folder.claim(folder, resume):  # Ray joined before the folder
         run = start(cfg, folder, ckpt)
         if not run.resumed:
             save(run, folder / "last.pt")  # resumable from its first moment
@@ -162,8 +162,7 @@ def train(cfg: ExpertConfig, resume: bool = False, overrides: dict[str, Any] | N
         total = run.deals + max(0, cfg.iterations - run.iteration) * cfg.deals
         logger = Logger(folder, cfg.tensorboard, cfg.progress, total, run.deals, cfg.name)
         try:
-            with generator(cfg, player) as gen:
-                iterate(run, gen, logger)
+            iterate(run, gen, logger)
         finally:
             logger.close()
     return run

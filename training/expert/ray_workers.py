@@ -19,6 +19,7 @@ import contextlib
 from typing import Any
 
 from agents.arena.ray_backend import connect, import_ray
+from training.config import ConfigError
 
 from .generation import Done, chunks, timed_chunk
 from .selfplay import GUIDED, Player, Samples, Settings, Weights
@@ -30,7 +31,13 @@ class RayGenerator:
     def __init__(self, workers: int, address: str | None, player: Player = GUIDED) -> None:
         self.ray = import_ray()
         self.player = player
-        self.started = connect(self.ray, workers, address)
+        try:
+            self.started = connect(self.ray, workers, address)
+        except Exception as e:  # noqa: BLE001 - Ray's errors for a cluster it cannot join vary
+            reason = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+            raise ConfigError(f"config key 'backend' is 'ray': cannot start or join {where}: "
+                              f"{reason}") from None
         self.task: Any = self.ray.remote(num_cpus=1, max_retries=0)(ray_chunk)
 
     def generate(self, weights: Weights, settings: Settings, deals: int, chunk: int,
