@@ -12,6 +12,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from .arena import ArenaOptions, OptionError, replay, round_robin, team_match
+from .arena.corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN
 from .arena.fairness import MachineTooBusy
 from .arena.options import BACKENDS, check_positive_int, check_seconds
 from .arena.outputs import check_outputs
@@ -27,6 +28,7 @@ FLAGS = {
     "sprt_pair": "--sprt ELO0,ELO1", "sprt_alpha": "--sprt-alpha", "sprt_beta": "--sprt-beta",
     "backend": "--backend", "address": "--address", "clock": "--clock", "sandbox": "--sandbox",
     "rules": "--rules", "players": "--players", "duplicate": "--no-duplicate",
+    "estimator": "--estimator", "value": "--value",
 }
 
 ARENA_EPILOG = """\
@@ -59,6 +61,14 @@ it decides only after both seatings of a card seed. The verdict counts games
 in index order, so it is the same for any --workers and with --resume (games
 other workers finish after the decision are kept in --results but not
 counted). (--sprt -20,20 works too, as does --sprt=-20,20.)
+
+--estimator aivat (plain rules only) also reports the AIVAT-corrected game
+points per deal beside the plain duplicate figure, with its 95% interval and
+the SD ratio plain/corrected; each worker corrects the games it played with
+the value function --value (solver, heuristic, solver-last, rollout, critic)
+and stores the corrected points in --results. With it, --sprt P0,P1 tests the
+corrected points per deal (P0, P1 in game points per deal, e.g. --sprt 0,0.2)
+instead of Elo. See docs/variance.md.
 """
 
 REPLAY_EPILOG = """\
@@ -144,11 +154,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run exec: bots inside bubblewrap: no network, none of the arena's files")
     a.add_argument("--sprt", type=_elo_pair, default=None, metavar="ELO0,ELO1",
                    help="stop early once an SPRT of H0 'A is ELO0 stronger' vs H1 'A is ELO1 stronger' "
-                        "decides (two bots only; --games is the maximum)")
+                        "decides (two bots only; --games is the maximum; with --estimator aivat in "
+                        "game points per deal, not Elo)")
     a.add_argument("--sprt-alpha", type=float, default=None, metavar="P",
                    help="SPRT false-positive rate (accepting H1 when H0 holds; default 0.05)")
     a.add_argument("--sprt-beta", type=float, default=None, metavar="P",
                    help="SPRT false-negative rate (accepting H0 when H1 holds; default 0.05)")
+    a.add_argument("--estimator", choices=ESTIMATOR_NAMES, default=PLAIN,
+                   help="plain (default) or aivat: also the variance-reduced points per deal "
+                        "(docs/variance.md)")
+    a.add_argument("--value", default=DEFAULT_VALUE, metavar="NAME",
+                   help=f"value function of --estimator aivat (default {DEFAULT_VALUE}; also heuristic, "
+                        "solver-last, rollout, critic)")
     a.add_argument("--results", metavar="PATH", help="JSONL file; each game appended as it ends")
     a.add_argument("--resume", action="store_true", help="continue the run recorded in --results")
     a.add_argument("--json", metavar="PATH", help="write the JSON summary here ('-' for stdout)")
@@ -190,6 +207,7 @@ def _arena(args: argparse.Namespace) -> int:
         backend=args.backend, address=args.address, clock=args.clock, sandbox=args.sandbox,
         move_time=args.move_time, results_path=args.results, resume=args.resume, progress=args.progress,
         sprt=args.sprt, sprt_alpha=args.sprt_alpha, sprt_beta=args.sprt_beta, rules=args.rules,
+        estimator=args.estimator, value=args.value,
     )
     check_outputs({"--json": args.json, "--markdown": args.markdown, "--png": args.png},
                   {"--results": args.results}, args.force)

@@ -132,6 +132,26 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
             positional="path",
         ),
         BotInfo(
+            "guided", "agents.guided:GuidedAgent",
+            "search guided by a network: worlds weighted by the policy's model of the opponent, critic "
+            "leaves, exact solver in phase 2; 'guided:PATH' for a checkpoint",
+            {
+                "path": Param(str, None, 0, "checkpoint with a full-state critic (default: the shipped "
+                                            "agents/checkpoints/ppo_default.pt)"),
+                "worlds": Param(int, 64, 1, "worlds sampled per decision"),
+                "depth": Param(int, 1, 1, "1: critic after the move; 2: after the opponent's best reply", 2),
+                "infer": Param(int, 1, 0, "1: worlds also respect the opponent's rule-based reads "
+                                          "(agents.search.inference)", 1),
+                "beta": Param(float, 0.5, 0.0, "tempering of the opponent-model likelihood (0: "
+                                                 "uniform worlds)", 1.0),
+                "eps": Param(float, 0.1, 0.001, "uniform share mixed into the opponent model", 1.0),
+                "prior": Param(float, 0.02, 0.0, "weight of the policy prior log pi(a), game points", 10.0),
+                "temp": Param(float, 0.2, 0.001, "temperature of the search's policy target", 100.0),
+                "move_time": MOVE_TIME,
+            },
+            positional="path",
+        ),
+        BotInfo(
             "schnapsen-pkg", "agents.schnapsen_pkg:PackageBot",
             "a bot of the optional `schnapsen` package (pip install -e '.[schnapsen]'), for "
             "--rules schnapsen-pkg only",

@@ -2,7 +2,7 @@
 
 Plays random deals (declaring rarely, so many reach the closed or spent
 talon, where the exact solver runs), keeps every decision no rule answers,
-and times ``act`` of ``pimc`` and ``ismcts`` on each with a CPU-time budget
+and times ``act`` of ``pimc``, ``ismcts`` and ``guided`` on each with a CPU-time budget
 (the bots budget by ``time.process_time``, as under the arena's
 ``--clock cpu``). Prints, per bot and budget, the worst, 99th percentile and
 median CPU time per move, the moves over budget, and the worst positions.
@@ -82,7 +82,7 @@ def burn() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bots", nargs="+", default=["pimc", "ismcts"])
+    ap.add_argument("--bots", nargs="+", default=["pimc", "ismcts", "guided"])
     ap.add_argument("--budgets", nargs="+", type=float, default=[0.05, 0.1])
     ap.add_argument("--deals", type=int, default=20)
     ap.add_argument("--seed", type=int, default=7)

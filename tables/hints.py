@@ -15,6 +15,10 @@ opponent model), without changing the bot:
 - ``ppo``: the network's probabilities over the legal moves (after its
   obvious-move rules and, with ``assist=full``, the exact solver once the
   talon is spent: then the solver's values);
+- ``guided``: the weighted mean value (game points) of each legal move over
+  the worlds its search used (:class:`agents.search.guided.SearchResult`),
+  the values it chose by (without its small policy prior); exact once the
+  talon is spent;
 - any other bot with a ``solver`` (``heuristic``): its move, and the exact
   solver's values once the talon is spent; bots without one: the move only.
 
@@ -119,6 +123,18 @@ def ppo_hint(agent: Any, v: PlayerView) -> dict[str, Any]:
             "detail": "the network's probability of each legal move"}
 
 
+def guided_hint(agent: Any, v: PlayerView) -> dict[str, Any]:
+    action = agent.act(v)
+    result = agent.last_result
+    if not result.worlds:  # an obvious move: no search, no values
+        return {"action": action, "kind": None, "values": {}, "detail": "a move no search needs"}
+    values = {a: float(result.action_values[a]) for a in actions_of(v.legal_mask)}
+    detail = _phase2_detail(v, result.worlds) if v.stock == 0 else (
+        f"mean game points over {result.worlds} sampled worlds, weighted by how likely your opponent's "
+        f"moves were in each (a close is charged {CLOSE_MARGIN})")
+    return {"action": action, "kind": "game points", "values": values, "detail": detail}
+
+
 def plain_hint(agent: Any, v: PlayerView) -> dict[str, Any]:
     action = agent.act(v)
     exact = _exact(agent, v)
@@ -129,7 +145,7 @@ def plain_hint(agent: Any, v: PlayerView) -> dict[str, Any]:
 
 
 HINTS: dict[str, Callable[[Any, PlayerView], dict[str, Any]]] = {
-    "pimc": pimc_hint, "ismcts": ismcts_hint, "ppo": ppo_hint,
+    "pimc": pimc_hint, "ismcts": ismcts_hint, "ppo": ppo_hint, "guided": guided_hint,
 }
 
 

@@ -54,6 +54,13 @@ other rules is a :class:`RulesMismatchError`; under ``double_game`` a match
 won 7-0 counts as two won games (the line's ``match_value``). Four-player
 team matches (duplicate deals, :mod:`.teams`): :func:`team_match`.
 
+Variance reduction (:mod:`.corrected`, ``estimator="aivat"``): each worker
+corrects the games it played with :mod:`agents.evaluation` (value function
+``value``) and stores the corrected game points in the line; summaries show
+the corrected points per deal beside the plain ones, and ``sprt`` then tests
+them (in points per deal); a resume with another estimator is an
+:class:`EstimatorMismatchError` (docs/variance.md).
+
 Reports (:mod:`.report`): text, Markdown, JSON and PNG of a round robin.
 Run ``python -m agents.arena --help`` or ``sixtysix arena --help``.
 """
@@ -61,7 +68,7 @@ Run ``python -m agents.arena --help`` or ``sixtysix arena --help``.
 from .api import head_to_head, round_robin, run, summarize
 from .options import ArenaOptions, OptionError
 from .pairing import PairingStats, pairing_stats
-from .records import ResultsFileError, RulesMismatchError, read_results, replay
+from .records import EstimatorMismatchError, ResultsFileError, RulesMismatchError, read_results, replay
 from .report import RoundRobinResult
 from .runner import AgentLike
 from .schedule import Task, pairings, schedule
@@ -73,6 +80,7 @@ __all__ = [
     "SPRT_H1",
     "SPRT_UNDECIDED",
     "AgentLike",
+    "EstimatorMismatchError",
     "ArenaOptions",
     "OptionError",
     "PairingStats",

@@ -19,6 +19,7 @@ from agents.play import agent_name
 from agents.protocol.sandbox import check_sandbox
 from agents.registry import check_plays
 
+from .corrected import PLAIN, corrected_figure
 from .fairness import LOW_CPU_SHARE, ReferenceGuard, cpu_share, share_text
 from .options import ArenaOptions, OptionError
 from .pairing import PairingStats, pairing_stats
@@ -58,8 +59,8 @@ def head_to_head(agent_a: AgentLike, agent_b: AgentLike, *, options: ArenaOption
     ``sprt_bounds``).
     """
     opts = ArenaOptions.of(options, **fields)
-    names, _, lines, seq = _run([agent_a, agent_b], opts)
-    st = pairing_stats(lines, 0, 1, names, opts.unit, opts.duplicate)
+    names, config, lines, seq = _run([agent_a, agent_b], opts)
+    st = with_corrected(pairing_stats(lines, 0, 1, names, opts.unit, opts.duplicate), lines, 0, 1, config)
     return seq.record(st) if seq is not None else st
 
 
@@ -84,7 +85,8 @@ def summarize(names: list[str], config: dict[str, Any], lines: Sequence[GameLine
     """Statistics of recorded games (as returned by :func:`run` or read from a results file)."""
     n = len(names)
     unit, duplicate = config["unit"], config["duplicate"]
-    pair_stats = [pairing_stats(lines, a, b, names, unit, duplicate) for a, b in pairings(n)]
+    pair_stats = [with_corrected(pairing_stats(lines, a, b, names, unit, duplicate), lines, a, b, config)
+                  for a, b in pairings(n)]
     score = np.zeros((n, n))
     played = np.zeros((n, n))
     for line in lines:
@@ -100,6 +102,15 @@ def summarize(names: list[str], config: dict[str, Any], lines: Sequence[GameLine
         list(names), dict(config), pair_stats, ratings,
         score=[float(x) for x in score.sum(axis=1)], games=[int(x) for x in played.sum(axis=1)],
     )
+
+
+def with_corrected(st: PairingStats, lines: Sequence[GameLine], a: int, b: int,
+                   config: dict[str, Any]) -> PairingStats:
+    """``st`` with the corrected figure beside the plain one when the run's config asks for aivat."""
+    est = config.get("estimator")
+    if isinstance(est, dict) and est.get("name") != PLAIN and isinstance(est.get("value"), str):
+        st.aivat = corrected_figure(lines, a, b, est["value"])
+    return st
 
 
 def _run(players: Sequence[AgentLike], opts: ArenaOptions
@@ -121,7 +132,8 @@ def _run(players: Sequence[AgentLike], opts: ArenaOptions
     try:
         ray = opts.backend == "ray"
         backend = RayBackend(opts.workers, opts.address) if ray else backend_for(opts.workers)
-        setup = Setup(tuple(players), opts.unit, opts.move_time, opts.clock, opts.sandbox, opts.rules)
+        setup = Setup(tuple(players), opts.unit, opts.move_time, opts.clock, opts.sandbox, opts.rules,
+                      opts.estimator, opts.value)
         counted = play_missing(setup, names, tasks, done, backend, writer=writer, progress=opts.progress,
                                stop=seq, guard=guard, report_every=opts.report_every,
                                lookahead=2 * opts.workers)

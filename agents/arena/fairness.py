@@ -21,6 +21,8 @@ from typing import Any
 
 from agents.forfeits import ForfeitKind
 
+from .lines import seconds_ok
+
 LOW_CPU_SHARE = 0.5  # below this share of a CPU per game the arena warns
 MIN_WALL = 2.0  # seconds of games at least before a share is reported (CPU time may be counted in ticks)
 REPLAYS_PER_GAME = 2  # a game voided more often than this stops the run
@@ -42,11 +44,6 @@ def cpu_share(lines: Iterable[Mapping[str, Any]]) -> float | None:
             cpu += c["cpu"]
             wall += c["wall"]
     return cpu / wall if wall >= MIN_WALL else None
-
-
-def seconds_ok(x: Any) -> bool:
-    """A measured time: a finite, non-negative number (not a bool)."""
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
 
 
 def share_text(share: float | None) -> str:

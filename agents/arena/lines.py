@@ -9,12 +9,11 @@ shape (wrong types, deep nesting, huge numbers, missing keys) is named by
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from agents.play import UNITS
 from sixtysix_env.actions import N_ACTIONS
-
-from .fairness import seconds_ok
 
 # A game line's fields and the types they must have (bools are not ints here).
 _INT, _LIST, _OPT_INT = (int,), (list,), (int, type(None))
@@ -27,6 +26,9 @@ MAX_INDEX = 1 << 40  # game indices, player numbers and counts beyond any run
 MAX_SEED = 1 << 256
 MAX_ACTIONS = 100_000
 MAX_POINTS = 100  # game points of a deal: 3 at most, plus any draw bonus (docs/rules-variants.md V1.2)
+AIVAT = "aivat"  # the optional field of a game line with its corrected points (agents.arena.corrected)
+MAX_CORRECTED = 1000.0  # |corrected game points| per finished deal: far beyond any value function's terms
+MAX_NOTE = 500  # characters of the reason a game was not corrected
 
 
 def _int(x: Any, lo: int = 0, hi: int = MAX_INDEX) -> bool:
@@ -64,6 +66,7 @@ def game_problem(obj: Any) -> str | None:
         "deals": len(obj["deals"]) <= MAX_ACTIONS and all(_deal_ok(d) for d in obj["deals"]),
         "cpu": obj.get("cpu") is None or _cpu_ok(obj["cpu"]),
         "match_value": obj.get("match_value", 1) in (1, 2) and type(obj.get("match_value", 1)) is int,
+        AIVAT: AIVAT not in obj or aivat_problem(obj[AIVAT], len(obj["deals"])) is None,
     }
     bad = [k for k, ok in checks.items() if not ok]
     if bad:
@@ -91,6 +94,39 @@ def team_problem(obj: Any) -> str | None:
           and all(isinstance(r, list) and len(r) == 2 and r[0] in (None, 0, 1) and type(r[0]) is not bool
                   and _int(r[1], 0, MAX_POINTS) for r in results))
     return None if ok else "'index' or 'results' is out of range or malformed"
+
+
+MAX_EXACT_INT = 1 << 53  # a JSON int beyond this is no measured or computed number (and overflows floats)
+
+
+def finite_number(x: Any) -> bool:
+    """A finite JSON number: a float other than NaN and the infinities, or an int of at most 2**53
+    (bools are not numbers here). Never raises, whatever ``x`` is (``math.isfinite`` raises on huge ints)."""
+    if type(x) is int:
+        return abs(x) <= MAX_EXACT_INT
+    return type(x) is float and math.isfinite(x)
+
+
+def seconds_ok(x: Any) -> bool:
+    """A measured time: a finite, non-negative number (not a bool)."""
+    return finite_number(x) and x >= 0
+
+
+def aivat_problem(field: Any, deals: int) -> str | None:
+    """Why a game line's ``aivat`` field is malformed, or None: ``{"value": NAME, "points": [p0, p1]}``
+    (the corrected game points of the players in seats 0 and 1: finite, zero-sum, bounded by the
+    deal count) or ``{"value": NAME, "skipped": REASON}`` (a game the estimator must not correct)."""
+    if not isinstance(field, dict) or not isinstance(field.get("value"), str) or len(field["value"]) > 40:
+        return "not an object with a value name"
+    if set(field) == {"value", "skipped"}:
+        return None if isinstance(field["skipped"], str) and len(field["skipped"]) <= MAX_NOTE else "bad note"
+    points = field.get("points")
+    if set(field) != {"value", "points"} or not _pair(points, finite_number):
+        return "no pair of finite points"
+    bound = MAX_CORRECTED * max(1, deals)
+    if abs(points[0]) > bound or abs(points[0] + points[1]) > 1e-6 * (1 + abs(points[0])):
+        return "points out of range or not zero-sum"
+    return None
 
 
 def _cpu_ok(c: Any) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 from agents.play import UNITS, check_clock, check_move_time
 from sixtysix_env.variants import RulesConflictError, UnknownRulesError, rules_from_spec
 
+from .corrected import DEFAULT_VALUE, PLAIN, EstimatorError, check_estimator
 from .sprt import SprtSettings, sprt_settings
 
 # How the API spells a placeholder of an OptionError message that is not just a field name.
@@ -165,6 +166,14 @@ class ArenaOptions:
     """SPRT false-positive rate (accepting H1 when H0 holds; None: 0.05)."""
     sprt_beta: float | None = None
     """SPRT false-negative rate (accepting H0 when H1 holds; None: 0.05)."""
+    estimator: str = PLAIN
+    """``"plain"`` or ``"aivat"``: also report the AIVAT-corrected points per deal (docs/variance.md),
+    computed per game by the worker that played it and stored in its results line."""
+    value: str = DEFAULT_VALUE
+    """The value function of ``estimator="aivat"`` (:data:`agents.evaluation.values.VALUE_NAMES`)."""
+    sprt_estimator: str | None = None
+    """What ``sprt`` tests: ``"plain"`` (match results, Elo) or ``"aivat"`` (corrected points per
+    deal, ``sprt`` then in game points per deal); None: the run's ``estimator``."""
     sprt_test: SprtSettings | None = field(init=False, repr=False, compare=False)
     """The validated SPRT settings (None without ``sprt``)."""
 
@@ -193,7 +202,15 @@ class ArenaOptions:
             raise OptionError("{resume} needs {results_path}")
         if self.sprt is None and (self.sprt_alpha is not None or self.sprt_beta is not None):
             raise OptionError("{sprt_alpha} and {sprt_beta} need {sprt_pair}")
-        test = None if self.sprt is None else sprt_settings(self.sprt, self.sprt_alpha, self.sprt_beta)
+        try:
+            check_estimator(self.estimator, self.value, self.rules)
+        except EstimatorError as e:
+            raise OptionError(f"{{{e.option}}} {{problem}}", problem=e) from None
+        on = self.estimator if self.sprt_estimator is None else self.sprt_estimator
+        if on not in (PLAIN, self.estimator):
+            raise OptionError("{sprt} on {on} needs {estimator} {on}", on=on)
+        test = None if self.sprt is None else sprt_settings(self.sprt, self.sprt_alpha, self.sprt_beta, on,
+                                                                self.value)
         object.__setattr__(self, "sprt_test", test)
 
     @classmethod
@@ -214,4 +231,6 @@ class ArenaOptions:
             config["clock"] = self.clock
         if self.sprt_test is not None:  # only then, so files of runs without it resume as before
             config["sprt"] = self.sprt_test.to_dict()
+        if self.estimator != PLAIN:  # likewise: a plain run's header is as before
+            config["estimator"] = {"name": self.estimator, "value": self.value}
         return config

@@ -10,11 +10,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.forfeits import kind_of, kinds_text, no_forfeits
 
 from .fairness import cpu_share
+
+if TYPE_CHECKING:
+    from .corrected import CorrectedFigure
 from .stats import SPRT_H0, SPRT_H1, SprtResult, elo_from_score, los, ratio_interval, sprt, wilson_interval
 
 
@@ -59,10 +62,17 @@ class PairingStats:
     sprt_alpha: float | None = None
     sprt_beta: float | None = None
     sprt_max_games: int | None = None
+    # With --estimator aivat (None otherwise, and then not in to_dict): the corrected figure, and
+    # what the sequential stop tested ("aivat": corrected points per deal, sprt_elo then in points).
+    aivat: CorrectedFigure | None = None
+    sprt_on: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON (strict: NaN and infinite values, e.g. the Elo of a 100% score, become None)."""
-        return {k: jsonable(v) for k, v in self.__dict__.items()}
+        d = {k: jsonable(v) for k, v in self.__dict__.items() if k not in OPTIONAL or v is not None}
+        if self.aivat is not None:
+            d["aivat"] = self.aivat.to_dict()
+        return d
 
     def sprt(self, elo0: float = 0.0, elo1: float = 10.0, alpha: float = 0.05,
              beta: float = 0.05) -> SprtResult:
@@ -79,7 +89,8 @@ class PairingStats:
             f"points/deal {self.points_per_deal:+.3f} [{self.points_per_deal_ci[0]:+.3f}, "
             f"{self.points_per_deal_ci[1]:+.3f}], forfeits {self.forfeit_text()}"
             + (f", CPU share {100 * self.cpu_share:.0f}%" if self.cpu_share is not None else "")
-        ) + (f"\n{self.sprt_text()}" if self.sprt_verdict is not None else "")
+        ) + (f"\n  {self.aivat.text()}" if self.aivat is not None else "") \
+            + (f"\n{self.sprt_text()}" if self.sprt_verdict is not None else "")
 
     def forfeit_text(self) -> str:
         """``"0/2 (random: time 2)"``: forfeits of A and B, by kind."""
@@ -93,17 +104,22 @@ class PairingStats:
         if self.sprt_verdict is None or self.sprt_elo is None or self.sprt_bounds is None:
             return ""
         e0, e1 = self.sprt_elo
+        scale = "Elo" if self.sprt_on is None else f"{self.sprt_on} game points per deal"
         verdict = {
-            SPRT_H1: f"H1 accepted ({self.a} stronger than {self.b} by about {e1:g} Elo)",
-            SPRT_H0: f"H0 accepted ({self.a} not stronger than {self.b} by {e1:g} Elo)",
+            SPRT_H1: f"H1 accepted ({self.a} stronger than {self.b} by about {e1:g} {scale})",
+            SPRT_H0: f"H0 accepted ({self.a} not stronger than {self.b} by {e1:g} {scale})",
         }.get(self.sprt_verdict, "undecided (maximum reached)")
         units = "matches" if self.unit == "match" else "deals"
         llr = round(self.sprt_llr or 0.0, 3) + 0.0  # no "-0.000"
+        name = "SPRT elo0 {:g} vs elo1 {:g}" if self.sprt_on is None else "SPRT {:+g} vs {:+g} pts/deal"
         return (
-            f"SPRT elo0 {e0:g} vs elo1 {e1:g} (alpha {self.sprt_alpha:g}, beta {self.sprt_beta:g}): "
+            f"{name.format(e0, e1)} (alpha {self.sprt_alpha:g}, beta {self.sprt_beta:g}): "
             f"{verdict} after {self.games} of at most {self.sprt_max_games} {units}, "
             f"LLR {llr:+.3f} in [{self.sprt_bounds[0]:+.3f}, {self.sprt_bounds[1]:+.3f}]"
         )
+
+
+OPTIONAL = frozenset({"aivat", "sprt_on"})  # PairingStats fields left out of to_dict while None
 
 
 def pairing_stats(

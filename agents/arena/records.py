@@ -60,6 +60,10 @@ class RulesMismatchError(ResultsFileError):
     """A resume whose rules preset differs from the one the results file was played under."""
 
 
+class EstimatorMismatchError(ResultsFileError):
+    """A resume whose estimator or value function differs from the one the results file was played with."""
+
+
 # Defaults of config keys that older results files do not have (their runs used the default).
 CONFIG_DEFAULTS: dict[str, Any] = {"rules": "german"}
 
@@ -68,6 +72,14 @@ def rules_of(config: Mapping[str, Any]) -> str:
     """The rules spec a results file's config was played under (German for files from before presets)."""
     rules = config.get("rules", CONFIG_DEFAULTS["rules"])
     return rules if isinstance(rules, str) else repr(rules)
+
+
+def _estimator_of(config: Mapping[str, Any]) -> str:
+    """``"aivat (value solver)"`` or ``"plain"``, as a results file's config records it."""
+    est = config.get("estimator")
+    if not isinstance(est, dict):
+        return "plain"
+    return f"{str(est.get('name'))[:40]} (value {str(est.get('value'))[:40]})"
 
 
 def dumps(obj: Any) -> str:
@@ -246,6 +258,12 @@ def _claim(path: str, fd: int, config: Mapping[str, Any], resume: bool) -> list[
                 f"{path} was played under rules {rules_of(header['config'])!r}, this run asks for "
                 f"{rules_of(config)!r}: resume with --rules {rules_of(header['config'])} "
                 "or choose another path"
+            )
+        if "estimator" in diff:
+            raise EstimatorMismatchError(
+                f"{path} was played with estimator {_estimator_of(header['config'])}, this run asks for "
+                f"{_estimator_of(config)}: resume with the same --estimator and --value, or choose "
+                "another path"
             )
         if diff:
             details = "; ".join(

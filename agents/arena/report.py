@@ -20,6 +20,7 @@ from .stats import Ratings
 RATING_HEAD = ["rank", "bot", "Elo", "95% CI", "games", "score"]
 PAIR_HEAD = ["A vs B", "games", "A win", "95% CI", "deals", "A deal win", "A pts/deal", "95% CI",
              "forfeits A/B"]
+AIVAT_HEAD = ["A pts/deal aivat", "95% CI", "SD plain/aivat"]  # beside the plain figure, with aivat
 
 
 @dataclass
@@ -50,8 +51,10 @@ class RoundRobinResult:
         return sum(s * g for s, g in shares) / total if total else None
 
     def notes(self) -> list[str]:
-        """Warnings under the tables: forfeits that decided games, a low CPU share."""
-        out = []
+        """Warnings under the tables: forfeits that decided games, a low CPU share, games the
+        estimator could not correct."""
+        out = [f"{p.a} vs {p.b}: {p.aivat.note}" for p in self.pairings
+               if p.aivat is not None and p.aivat.note]
         if self.forfeits:
             games = sum(p.games for p in self.pairings)
             out.append(f"Ratings unreliable: {self.forfeits} of {games} games were decided by forfeit "
@@ -84,14 +87,14 @@ class RoundRobinResult:
         sprt = self._sprt_lines() + self.notes()
         return "\n".join(
             [self.title(), "", text_table(RATING_HEAD, self._rating_rows()), "",
-             text_table(PAIR_HEAD, self._pairing_rows()), *(["", *sprt] if sprt else [])]
+             text_table(self._pair_head(), self._pairing_rows()), *(["", *sprt] if sprt else [])]
         )
 
     def markdown(self) -> str:
         """The same report as Markdown tables."""
         return "\n".join(
             [f"**{self.title()}**", "", md_table(RATING_HEAD, self._rating_rows()), "",
-             md_table(PAIR_HEAD, self._pairing_rows()), "",
+             md_table(self._pair_head(), self._pairing_rows()), "",
              *(f"{t}\n" for t in self._sprt_lines() + self.notes())]
         )
 
@@ -106,8 +109,13 @@ class RoundRobinResult:
         dup = "duplicate" if c.get("duplicate") else "not duplicate"
         mt = f", {c['move_time']}s of {c.get('clock', 'wall')} time per move" if c.get("move_time") else ""
         at_most = "at most " if c.get("sprt") else ""
+        est = c.get("estimator")
+        aivat = f", aivat estimator (value {est.get('value')})" if isinstance(est, dict) else ""
         return (f"Sixty-Six arena: {at_most}{c.get('games')} {unit} per pairing, {dup}, seed {c.get('seed')}"
-                f"{mt}")
+                f"{mt}{aivat}")
+
+    def _pair_head(self) -> list[str]:
+        return PAIR_HEAD + (AIVAT_HEAD if any(p.aivat is not None for p in self.pairings) else [])
 
     def _rating_rows(self) -> list[list[str]]:
         rows = []
@@ -119,16 +127,26 @@ class RoundRobinResult:
         return rows
 
     def _pairing_rows(self) -> list[list[str]]:
+        aivat = any(p.aivat is not None for p in self.pairings)
         return [
             [f"{p.a} vs {p.b}", str(p.games), percent(p.win_rate), _ci_pct(p.win_rate_ci), str(p.deals),
              percent(p.deal_win_rate), f"{p.points_per_deal:+.3f}",
              f"[{p.points_per_deal_ci[0]:+.3f}, {p.points_per_deal_ci[1]:+.3f}]",
-             p.forfeit_text()]
+             p.forfeit_text(), *(_aivat_cells(p) if aivat else [])]
             for p in self.pairings
         ]
 
     def _sprt_lines(self) -> list[str]:
         return [t for t in (p.sprt_text() for p in self.pairings) if t]
+
+
+def _aivat_cells(p: PairingStats) -> list[str]:
+    """The corrected points per deal, its interval and the SD ratio ("-" where none: plain only)."""
+    f = p.aivat
+    if f is None or not f.corrected_games:
+        return ["-", "-", "-"]
+    ratio = f"{f.sd_ratio:.2f}" if math.isfinite(f.sd_ratio) else "-"
+    return [f"{f.points_per_deal:+.3f}", f"[{f.ci[0]:+.3f}, {f.ci[1]:+.3f}]", ratio]
 
 
 def _ci_pct(ci: tuple[float, float]) -> str:

@@ -31,6 +31,7 @@ from agents.play import WALL, make_env, play_game
 from agents.record import GameRecord
 from agents.registry import make_agent
 
+from .corrected import DEFAULT_VALUE, PLAIN, correction
 from .fairness import ReferenceGuard, cpu_share, share_text
 from .pairing import percent
 from .records import ResultsWriter
@@ -51,6 +52,8 @@ class Setup:
     clock: str = WALL
     sandbox: bool = False
     rules: str = "german"
+    estimator: str = PLAIN  # "aivat": each game line gets its corrected points (agents.arena.corrected)
+    value: str = DEFAULT_VALUE
 
 
 Queue = deque[Task]
@@ -106,7 +109,8 @@ def match_value(rec: GameRecord, env: Any) -> int:
 
 def play_task(setup: Setup, env: Any, task: Task, wrap: Any = None) -> GameLine:
     """Play one task with fresh bots (a new instance, or process, per game: no bot remembers the
-    other game of a duplicate pair); ``wrap(agent, player)`` may wrap each."""
+    other game of a duplicate pair); ``wrap(agent, player)`` may wrap each. With the aivat estimator
+    the line gets its corrected points here, in the process that played it (in parallel)."""
     agents = [build_agent(setup.players[p], setup.sandbox) for p in task.seats]
     try:
         seated = [wrap(a, p) if wrap else a for a, p in zip(agents, task.seats, strict=True)]
@@ -114,7 +118,10 @@ def play_task(setup: Setup, env: Any, task: Task, wrap: Any = None) -> GameLine:
                         agent_seeds=task.agent_seeds, env=env, clock=setup.clock)
     finally:
         close_built([setup.players[p] for p in task.seats], agents)
-    return game_line(task, rec, match_value(rec, env))
+    line = game_line(task, rec, match_value(rec, env))
+    if setup.estimator != PLAIN:
+        line[setup.estimator] = correction(line, agents, setup.value)
+    return line
 
 
 class InProcess:

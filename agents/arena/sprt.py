@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
+from .corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN, corrected_net
 from .pairing import PairingStats
-from .stats import SPRT_H0, SPRT_H1, SPRT_UNDECIDED, SprtResult, sprt
+from .stats import SPRT_H0, SPRT_H1, SPRT_UNDECIDED, SprtResult, gsprt_points, sprt
 
 __all__ = ["SPRT_H0", "SPRT_H1", "SPRT_UNDECIDED", "SequentialStop", "SprtSettings", "sprt_settings"]
 
@@ -33,6 +34,8 @@ class SprtSettings:
     elo1: float
     alpha: float = DEFAULT_ERROR_RATE
     beta: float = DEFAULT_ERROR_RATE
+    on: str = PLAIN  # "plain": match results under the Elo model; "aivat": corrected points per deal
+    value: str = DEFAULT_VALUE  # with on="aivat": the value function whose corrections count
 
     def __post_init__(self) -> None:
         for name in ("elo0", "elo1", "alpha", "beta"):
@@ -45,22 +48,27 @@ class SprtSettings:
             v = getattr(self, name)
             if not 0 < v < 1:
                 raise ValueError(f"SPRT {name} must be in (0, 1), got {v!r}")
+        if self.on not in ESTIMATOR_NAMES:
+            raise ValueError(f"SPRT on must be one of {ESTIMATOR_NAMES}, got {self.on!r}")
         if not self.alpha + self.beta < 1:
             raise ValueError(f"SPRT needs alpha + beta < 1, got {self.alpha!r} + {self.beta!r}")
         for name in ("elo0", "elo1", "alpha", "beta"):
             object.__setattr__(self, name, float(getattr(self, name)))
 
-    def to_dict(self) -> dict[str, float]:
-        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
+        if self.on != PLAIN:  # only then, so the headers of plain runs stay as they were
+            d["on"] = self.on
+        return d
 
 
 def sprt_settings(sprt: Sequence[float], alpha: float | None = None,
-                  beta: float | None = None) -> SprtSettings:
+                  beta: float | None = None, on: str = PLAIN, value: str = DEFAULT_VALUE) -> SprtSettings:
     """Validated settings from the pair ``(elo0, elo1)`` and the error rates (None: the default)."""
     if isinstance(sprt, str | bytes) or not isinstance(sprt, Sequence) or len(sprt) != 2:
         raise ValueError(f"sprt must be a pair (elo0, elo1), got {sprt!r}")
     return SprtSettings(sprt[0], sprt[1], DEFAULT_ERROR_RATE if alpha is None else alpha,
-                        DEFAULT_ERROR_RATE if beta is None else beta)
+                        DEFAULT_ERROR_RATE if beta is None else beta, on, value)
 
 
 class SequentialStop:
@@ -78,10 +86,16 @@ class SequentialStop:
         self.max_games = max_games
         self.wins = self.draws = self.losses = 0
         self.played = 0
+        self.totals: dict[int, float] = {}  # with on="aivat": A's corrected net points per cluster
+        self.deals: dict[int, int] = {}
         self.result = self._test()
 
     def _test(self) -> SprtResult:
         s = self.settings
+        if s.on != PLAIN:
+            keys = sorted(self.totals)
+            return gsprt_points([self.totals[k] for k in keys], [self.deals[k] for k in keys],
+                                mu0=s.elo0, mu1=s.elo1, alpha=s.alpha, beta=s.beta)
         return sprt(self.wins, self.draws, self.losses, elo0=s.elo0, elo1=s.elo1, alpha=s.alpha,
                           beta=s.beta)
 
@@ -104,6 +118,10 @@ class SequentialStop:
             self.wins += 1
         else:
             self.losses += 1
+        if self.settings.on != PLAIN:
+            c = line["cluster"]
+            self.totals[c] = self.totals.get(c, 0.0) + corrected_net(line, 0, self.settings.value)[0]
+            self.deals[c] = self.deals.get(c, 0) + len(line["deals"])
         self.played += 1
         if not self.duplicate or self.played % 2 == 0 or self.played >= self.max_games:
             self.result = self._test()
@@ -128,4 +146,6 @@ class SequentialStop:
         st.sprt_elo = (s.elo0, s.elo1)
         st.sprt_alpha, st.sprt_beta = s.alpha, s.beta
         st.sprt_max_games = self.max_games
+        if s.on != PLAIN:
+            st.sprt_on = s.on
         return st

@@ -302,3 +302,37 @@ def sprt(wins: float, draws: float, losses: float, *, elo0: float = 0.0, elo1: f
     llr = points * math.log(s1 / s0) + misses * math.log((1 - s1) / (1 - s0))
     decision = "accept" if llr >= upper else "reject" if llr <= lower else "continue"
     return SprtResult(decision, llr, lower, upper)
+
+
+MIN_CLUSTERS = 10  # the normal test decides only after this many clusters (its variance is estimated)
+
+
+def gsprt_points(totals: Sequence[float], deals: Sequence[int], *, mu0: float, mu1: float,
+                 alpha: float = 0.05, beta: float = 0.05) -> SprtResult:
+    """Sequential test of H0: A gains ``mu0`` game points per deal against H1: ``mu1``, on clusters.
+
+    Each independent cluster (a duplicate pair) adds ``totals[c]`` points over
+    ``deals[c]`` deals, modelled as normal with mean ``mu * deals[c]`` and
+    variance ``s2 * deals[c]``; ``s2`` is estimated from the clusters so far
+    (the generalized SPRT), so the log-likelihood ratio is
+    ``(mu1 - mu0) / s2 * (sum totals - sum deals * (mu0 + mu1) / 2)``. It
+    decides only after :data:`MIN_CLUSTERS` clusters, so that a handful of
+    clusters with a tiny observed variance cannot decide. Wald's bounds as
+    in :func:`sprt`; the error rates hold asymptotically (many clusters).
+    """
+    if mu1 <= mu0:
+        raise ValueError(f"need mu0 < mu1, got {mu0}, {mu1}")
+    lower = math.log(beta / (1 - alpha))
+    upper = math.log((1 - beta) / alpha)
+    k, total_deals = len(totals), sum(deals)
+    if k < max(2, MIN_CLUSTERS) or total_deals <= 0:
+        return SprtResult("continue", 0.0, lower, upper)
+    r = math.fsum(totals) / total_deals
+    s2 = math.fsum((y - r * n) ** 2 / n for y, n in zip(totals, deals, strict=True) if n) / (k - 1)
+    gap = math.fsum(totals) - total_deals * (mu0 + mu1) / 2
+    if s2 <= 0:  # every cluster exactly at the mean: the sign of the gap decides
+        llr = math.copysign(math.inf, gap) if gap else 0.0
+    else:
+        llr = (mu1 - mu0) / s2 * gap
+    decision = "accept" if llr >= upper else "reject" if llr <= lower else "continue"
+    return SprtResult(decision, llr, lower, upper)

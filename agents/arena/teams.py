@@ -34,7 +34,7 @@ TEAM_SIZE = 4  # players at a team match's table
 # Options a team match cannot honour, with their default values.
 _TWO_PLAYER_ONLY = {"sprt": None, "move_time": None, "clock": "wall", "workers": 1, "backend": "local",
                     "address": None, "sandbox": False, "reference": (), "rules": "german", "unit": "match",
-                    "duplicate": True}
+                    "duplicate": True, "estimator": "plain", "value": "solver"}
 
 
 @dataclass

@@ -6,6 +6,7 @@ import argparse
 import os
 from typing import Any
 
+from agents.arena.corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN
 from agents.arena.outputs import check_outputs
 
 from .report import leaderboard
@@ -37,6 +38,11 @@ def add_parsers(sub: Any) -> None:
     b.add_argument("--no-sandbox", dest="sandbox", action="store_false", help="never sandbox the bot")
     b.add_argument("--rules", default="german", metavar="SPEC",
                    help="rules preset: only german (the ladder is calibrated on it; others are refused)")
+    b.add_argument("--estimator", choices=ESTIMATOR_NAMES, default=PLAIN,
+                   help="plain (default) or aivat: also the corrected points per deal of every rung "
+                        "(the rating stays from match results)")
+    b.add_argument("--value", default=DEFAULT_VALUE, metavar="NAME",
+                   help=f"value function of --estimator aivat (default {DEFAULT_VALUE})")
     lb = sub.add_parser("leaderboard", help="merge bench results into one Markdown table")
     lb.add_argument("files", nargs="+", help="bench.json files (or bench output folders)")
     lb.add_argument("--markdown", help="also write the table to this file")
@@ -48,7 +54,8 @@ def main(args: argparse.Namespace) -> int:
     if args.command == "bench":
         out = args.out or os.path.join("runs", "bench", "".join(c if c.isalnum() else "_" for c in args.spec))
         result = bench(args.spec, BenchOptions(out, args.workers, args.max_games, args.ladder, args.progress,
-                                               args.seed, args.sandbox, args.rules))
+                                               args.seed, args.sandbox, args.rules, args.estimator,
+                                               args.value))
         lo, hi = result["elo_ci"]
         mark = " (UNRELIABLE: forfeits decided matches)" if result["unreliable"] else ""
         print(f"{args.spec}: {result['elo']:.0f} [{lo:.0f}, {hi:.0f}]{mark} after {result['games']} matches; "

@@ -24,6 +24,16 @@ def _pts(x: float | None, ci: Sequence[float | None]) -> str:
     return f"{x:+.2f} [{ci[0]:+.2f}, {ci[1]:+.2f}]"
 
 
+def _aivat(r: dict[str, Any]) -> list[str]:
+    """A rung's corrected points per deal with its interval, and the SD ratio ("-": none, plain only)."""
+    a = r.get("aivat")
+    if not isinstance(a, dict) or not a.get("corrected_games"):
+        return ["-", "-"]
+    ratio = a.get("sd_ratio")
+    return [_pts(a.get("points_per_deal"), a.get("ci") or (None, None)),
+            "-" if ratio is None else f"{ratio:.2f}"]
+
+
 def _forfeits(r: dict[str, Any]) -> str:
     """``"0/2 (rung: time 2)"``: the bot's and the rung's forfeits, by kind."""
     parts = [f"{who}: {kinds_text(r[f'{side}_forfeit_kinds'])}" for who, side in (("bot", "a"), ("rung", "b"))
@@ -48,9 +58,13 @@ def markdown(result: dict[str, Any]) -> str:
     lad = result["ladder"]
     head = ["rung", "rung Elo", "games", "match wins", "deal wins", "points per deal", "forfeits bot/rung",
             "SPRT"]
+    aivat = any("aivat" in r for r in result["rungs"])
+    if aivat:
+        head[6:6] = ["points per deal, aivat", "SD plain/aivat"]
     rows = [[r["rung"], f"{r['rung_elo']:.0f}", str(r["games"]), _pct(r["win_rate"], r["win_rate_ci"]),
              _pct(r["deal_win_rate"], r["deal_win_rate_ci"]),
-             _pts(r["points_per_deal"], r["points_per_deal_ci"]), _forfeits(r), r["sprt_verdict"] or "-"]
+             _pts(r["points_per_deal"], r["points_per_deal_ci"]), *(_aivat(r) if aivat else []), _forfeits(r),
+             r["sprt_verdict"] or "-"]
             for r in result["rungs"]]
     return "\n".join([
         f"# Bench: `{result['bot']}`", "",
@@ -107,7 +121,22 @@ def leaderboard(results: Sequence[dict[str, Any]]) -> str:
         rows.append([str(k), f"`{res['bot']}`", f"{res['elo']:.0f}{mark}",
                      f"{res['elo_ci'][0]:.0f} to {res['elo_ci'][1]:.0f}", str(res["games"]),
                      _total_forfeits(res), *rates])
-    return md_table(head, rows) + "\n"
+    return md_table(head, rows) + "\n" + _points_table(results, rungs)
+
+
+def _points_table(results: Sequence[dict[str, Any]], rungs: list[str]) -> str:
+    """With aivat figures in any result: points per deal against each rung, plain then aivat (95%)."""
+    if not any("aivat" in r for res in results for r in res["rungs"]):
+        return ""
+    head = ["bot", *(f"vs {r}: plain / aivat pts/deal" for r in rungs)]
+    rows = []
+    for res in sorted(results, key=lambda r: -r["elo"]):
+        by = {r["rung"]: r for r in res["rungs"]}
+        cells = [f"{_pts(by[r].get('points_per_deal'), by[r].get('points_per_deal_ci') or (None, None))} / "
+                 f"{_aivat(by[r])[0]}" if r in by else "-" for r in rungs]
+        rows.append([f"`{res['bot']}`", *cells])
+    return "\nPoints per deal (game points, 95% intervals): plain duplicate / AIVAT-corrected.\n\n" + \
+        md_table(head, rows) + "\n"
 
 
 def _total_forfeits(res: dict[str, Any]) -> str:

@@ -27,7 +27,6 @@ where it stopped when run again with the same ``OUT``. The rating is
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import sys
@@ -35,7 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.arena import head_to_head
-from agents.arena.lines import parse_line
+from agents.arena.corrected import EstimatorError, check_estimator
+from agents.arena.lines import finite_number, parse_line
 from agents.arena.pairing import PairingStats, jsonable
 from agents.arena.schedule import SECRET_BITS, derive
 from agents.forfeits import KINDS
@@ -63,6 +63,8 @@ class BenchOptions:
     seed: int | None = None  # None: a secret seed per rung; an int: reproducible, for trusted bots only
     sandbox: bool | str = AUTO  # True, False, or "auto": when bubblewrap works here
     rules: str = "german"  # only German: the ladder is calibrated on it (check_bench_rules)
+    estimator: str = "plain"  # "aivat": each rung also reports the corrected points per deal
+    value: str = "solver"  # the value function of the aivat estimator
 
 
 class BenchRulesError(ValueError):
@@ -102,6 +104,10 @@ def use_sandbox(spec: str, sandbox: bool | str) -> bool:
 def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
     """Play (or finish) the bench of ``spec``; write ``bench.md/.json/.png`` in ``out``; return the JSON."""
     check_bench_rules(options.rules)
+    try:  # before any rung starts
+        check_estimator(options.estimator, options.value, options.rules)
+    except EstimatorError as e:
+        raise EstimatorError(e.option, f"--{e.option} {e}") from None
     ladder = load_ladder(options.ladder_path)
     os.makedirs(options.out, exist_ok=True)
     sandbox = use_sandbox(spec, options.sandbox)
@@ -119,7 +125,8 @@ def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
                           move_time=ladder.move_time, clock=ladder.clock, workers=options.workers,
                           results_path=path, resume=os.path.exists(path), sprt=SPRT_ELO,
                           progress=options.progress, reference=(1,), sandbox=sandbox,
-                          report_every=0 if options.progress else REPORT_EVERY)
+                          report_every=0 if options.progress else REPORT_EVERY,
+                          estimator=options.estimator, value=options.value, sprt_estimator="plain")
         rows.append(rung_row(rung, ladder, st))
         print(f"bench: {st.summary()}", file=sys.stderr)
     result = summarize(spec, ladder, rows)
@@ -133,7 +140,10 @@ def rung_row(rung: str, ladder: Ladder, st: PairingStats) -> dict[str, Any]:
     keep = ("games", "a_wins", "b_wins", "draws", "a_forfeits", "b_forfeits", "a_forfeit_kinds",
             "b_forfeit_kinds", "win_rate", "win_rate_ci", "deals", "deal_win_rate", "deal_win_rate_ci",
             "points_per_deal", "points_per_deal_ci", "sprt_verdict", "cpu_share")
-    return {"rung": rung, "rung_elo": ladder.ratings[rung], **{k: d[k] for k in keep}}
+    row = {"rung": rung, "rung_elo": ladder.ratings[rung], **{k: d[k] for k in keep}}
+    if "aivat" in d:  # --estimator aivat: the corrected figure beside the plain one (not in the rating)
+        row["aivat"] = d["aivat"]
+    return row
 
 
 def summarize(spec: str, ladder: Ladder, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -177,18 +187,35 @@ def result_problem(obj: Any) -> str | None:
     """Why ``obj`` is not a bench result the leaderboard can show, or None."""
     if not isinstance(obj, dict):
         return "not a JSON object"
-    if not (isinstance(obj.get("bot"), str) and _finite(obj.get("elo")) and type(obj.get("games")) is int):
+    if not (isinstance(obj.get("bot"), str) and finite_number(obj.get("elo"))
+            and type(obj.get("games")) is int):
         return "no bot, elo or games"
     ci = obj.get("elo_ci")
-    if not (isinstance(ci, list) and len(ci) == 2 and all(_finite(x) for x in ci)):
+    if not (isinstance(ci, list) and len(ci) == 2 and all(finite_number(x) for x in ci)):
         return "a malformed elo_ci"
     rungs = obj.get("rungs")
     if not isinstance(rungs, list) or not all(
             isinstance(r, dict) and isinstance(r.get("rung"), str)
-            and (r.get("win_rate") is None or _finite(r.get("win_rate"))) for r in rungs):
+            and (r.get("win_rate") is None or finite_number(r.get("win_rate")))
+            and (r.get("points_per_deal") is None or finite_number(r["points_per_deal"]))
+            and (r.get("points_per_deal_ci") is None or _pair_ok(r["points_per_deal_ci"]))
+            and ("aivat" not in r or rung_aivat_ok(r["aivat"])) for r in rungs):
         return "malformed rungs"
     return None
 
 
-def _finite(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+def _pair_ok(ci: Any) -> bool:
+    return isinstance(ci, list) and len(ci) == 2 and all(x is None or finite_number(x) for x in ci)
+
+
+def rung_aivat_ok(a: Any) -> bool:
+    """A rung's corrected figure as :meth:`~agents.arena.corrected.CorrectedFigure.to_dict` writes it:
+    finite numbers or null, a short value name and note, counts."""
+    ci = a.get("ci") if isinstance(a, dict) else None
+    return (isinstance(a, dict) and isinstance(a.get("value"), str) and len(a["value"]) <= 40
+            and all(a.get(k) is None or finite_number(a[k]) for k in ("points_per_deal", "sd_ratio"))
+            and _pair_ok(ci)
+            and all(type(a.get(k)) is int for k in ("corrected_games", "games"))
+            and isinstance(a.get("note"), str) and len(a["note"]) <= 1000)
+
+

@@ -9,10 +9,12 @@ elsewhere and are not trusted: a line whose actions are illegal, do not
 reproduce its recorded deals, or are not a list of ints raises
 :class:`ReplayError` naming the game.
 
-The arena calls, per finished game, :func:`game_points` (plain and
-corrected game points of one player, and the deal count) and, per summary,
-:func:`estimate` on the per-cluster values; ``ESTIMATORS`` names the option
-values (``--estimator plain|aivat``).
+The arena (:mod:`agents.arena.corrected`, ``--estimator aivat``) calls
+:func:`game_points` per finished game in the worker that played it and
+sums the stored points per cluster like its plain figure;
+:func:`pairing_points` computes the same figure (and the cross-fitted one)
+from a run's lines, and :func:`estimate` summarises per-unit values for
+the bench scripts. ``ESTIMATORS`` names the option values.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agents.arena.corrected import ESTIMATOR_NAMES
 from sixtysix_env.aec import first_deal
 from sixtysix_env.deals import next_deal
 from sixtysix_env.engine import OVER, State
@@ -30,7 +33,7 @@ from sixtysix_env.seeding import deal_rng
 from .aivat import Basis, DealCorrection, Expectation, Policy, Sampler, correct_deal, expected_after_draw
 from .values import ValueFn
 
-ESTIMATORS = ("plain", "aivat")
+ESTIMATORS = ESTIMATOR_NAMES  # the --estimator values, at home in the arena (which imports us lazily)
 
 
 class ReplayError(ValueError):

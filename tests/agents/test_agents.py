@@ -22,7 +22,7 @@ from sixtysix_env.deals import deal, fixed_deal
 from sixtysix_env.engine import DRAW, FINAL, FOLLOW, LEAD, State
 from sixtysix_env.knowledge import PlayerView, view
 
-TINY = ["random", "heuristic", "pimc:worlds=2", "ismcts:iterations=8,worlds=2", "oracle"]
+TINY = ["random", "heuristic", "pimc:worlds=2", "ismcts:iterations=8,worlds=2", "oracle", "guided:worlds=2"]
 
 
 def play_deal(agents: list[Agent], seed: int) -> tuple[State, list[int]]:

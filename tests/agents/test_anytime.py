@@ -111,7 +111,7 @@ def test_play_game_hands_the_move_time_to_the_bots():
     assert a.budget is None and b.budget is None
 
 
-@pytest.mark.parametrize("spec", ["pimc", "ismcts"])
+@pytest.mark.parametrize("spec", ["pimc", "ismcts", "guided"])
 def test_move_time_is_a_spec_parameter(spec):
     bot = make_agent(f"{spec}:move_time=0.25", seed=1)
     assert bot.move_time == 0.25 and bot.budget == 0.25

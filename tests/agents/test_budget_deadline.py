@@ -47,7 +47,7 @@ def closed_views(n: int) -> list:
     return out
 
 
-@pytest.mark.parametrize("spec", ["pimc", "ismcts"])
+@pytest.mark.parametrize("spec", ["pimc", "ismcts", "guided"])
 @pytest.mark.parametrize("after", [1, 5, 40, 300])
 def test_a_clock_jump_mid_search_ends_the_move_at_the_next_check(spec, after):
     """Time jumps past the deadline during a world (in the solver, a playout, between worlds):

@@ -15,7 +15,7 @@ from sixtysix_env.deals import deal
 from sixtysix_env.engine import FOLLOW, LEAD
 from sixtysix_env.knowledge import resample, view
 
-SEARCHERS = ["heuristic", "pimc:worlds=3", "ismcts:iterations=12,worlds=3"]
+SEARCHERS = ["heuristic", "pimc:worlds=3", "ismcts:iterations=12,worlds=3", "guided:worlds=3"]
 
 
 def positions(n: int, seed: int):
@@ -48,7 +48,7 @@ def test_resampled_worlds_really_differ():
     assert differ >= 10
 
 
-@pytest.mark.parametrize("spec", ["pimc:worlds=2", "ismcts:iterations=5,worlds=2"])
+@pytest.mark.parametrize("spec", ["pimc:worlds=2", "ismcts:iterations=5,worlds=2", "guided:worlds=2"])
 def test_search_bots_are_exact_once_the_talon_is_spent(spec):
     rng = random.Random(8)
     agent = make_agent(spec, seed=0)

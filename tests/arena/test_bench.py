@@ -82,3 +82,40 @@ def test_bench_and_leaderboard_commands(tiny_ladder, tmp_path, capsys):
     elos = [float(r.split(" | ")[2].split()[0]) for r in rows]
     assert elos == sorted(elos, reverse=True) and "forfeits bot/ladder" in table
     assert json.load(open(f"{a}/bench.json"))["bot"] == "random"
+
+
+def test_bench_with_aivat_reports_the_corrected_figure_beside_the_plain_one(tiny_ladder, tmp_path, capsys):
+    plain = bench("random", BenchOptions(str(tmp_path / "p"), max_games=4, ladder_path=tiny_ladder, seed=3))
+    out = str(tmp_path / "a")
+    result = bench("random", BenchOptions(out, max_games=4, ladder_path=tiny_ladder, seed=3,
+                                          estimator="aivat", value="heuristic"))
+    row = result["rungs"][0]
+    assert row["aivat"]["value"] == "heuristic" and row["aivat"]["corrected_games"] == row["games"]
+    assert "aivat" not in plain["rungs"][0]
+    assert (result["elo"], result["elo_ci"]) == (plain["elo"], plain["elo_ci"])  # the rating stays plain
+    assert "points per deal, aivat" in open(f"{out}/bench.md").read()
+    capsys.readouterr()
+    assert main(["leaderboard", out, str(tmp_path / "p")]) == 0
+    assert "plain / aivat pts/deal" in capsys.readouterr().out
+    forged = json.load(open(f"{out}/bench.json"))
+    for bad in ({"value": "x", "points_per_deal": "NaN"}, [1], {**row["aivat"], "ci": [[1], 2]},
+                {**row["aivat"], "sd_ratio": 1e400}, {**row["aivat"], "points_per_deal": 10**400}):
+        forged["rungs"][0]["aivat"] = bad
+        with open(f"{out}/bench.json", "w") as f:
+            json.dump(forged, f)
+        assert main(["leaderboard", out, str(tmp_path / "p")]) == 0
+        assert "skipped, not a bench result (malformed rungs)" in capsys.readouterr().err
+    forged["elo"] = 10**400  # past the float range: refused, not an OverflowError
+    with open(f"{out}/bench.json", "w") as f:
+        json.dump(forged, f)
+    assert main(["leaderboard", out, str(tmp_path / "p")]) == 0
+    assert "skipped, not a bench result (no bot, elo or games)" in capsys.readouterr().err
+
+
+def test_bench_refuses_a_bad_value_before_any_rung(tiny_ladder, tmp_path, capsys):
+    out = str(tmp_path / "b")
+    assert main(["bench", "random", "--out", out, "--ladder", tiny_ladder, "--estimator", "aivat",
+                 "--value", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("sixtysix bench: error: --value names no value function: 'nope'; choose one of heuristic, "
+                   "solver, solver-last, rollout, critic\n")

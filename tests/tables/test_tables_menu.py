@@ -79,6 +79,8 @@ SMUGGLED = [
     "ppo:../../agents/checkpoints/ppo_default.pt", "PIMC", "pimc:WORLDS=8", "pimc\x00:worlds=8",
     "heuristic:x=1", "random:seed=1", "exec", "plugin", "x" * 10_000, "pimc:worlds=" + "9" * 5000,
     "ébot", "pimc:worlds=٣", "", " ", "none:x=1",
+    "guided:worlds=129", "guided:move_time=2.5", "guided:depth=3", "guided:path=x.pt", "guided:x.pt",
+    "guided:/etc/passwd", "guided:beta=1", "guided:worlds=8,worlds=8",
 ]
 
 
@@ -90,7 +92,8 @@ def test_smuggled_parameters_are_refused_as_text(spec):
 
 @pytest.mark.parametrize("spec", ["heuristic", "random", "pimc", "pimc:worlds=128,depth=2",
                                   "pimc:move_time=0.5", "ismcts:iterations=5000,c=0.7,infer=0",
-                                  "ppo", "ppo:assist=none", "oracle"])
+                                  "ppo", "ppo:assist=none", "oracle", "guided",
+                                  "guided:worlds=128,depth=2,infer=0,move_time=2"])
 def test_the_menu_takes_the_built_in_bots_within_their_caps(spec):
     assert menu_spec(spec, frozenset(), "vs") == spec
 

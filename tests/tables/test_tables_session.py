@@ -175,7 +175,7 @@ def test_hints_come_with_the_bots_values():
                 assert sum(h["visits"].values()) >= 24
 
     hinters = {spec: Hinter(spec, seed=1) for spec in ("pimc:worlds=3", "ismcts:iterations=24", "heuristic",
-                                                       "ppo:assist=none", "random")}
+                                                       "ppo:assist=none", "random", "guided:worlds=3")}
     for seed in range(8):  # until some deal reached a spent talon
         play_out(Session("heuristic", seed=seed, episode="deal"), rng, ask)
         if ("pimc:worlds=3", "game points", True) in seen:
@@ -184,8 +184,10 @@ def test_hints_come_with_the_bots_values():
     assert ("heuristic", "game points", True) in seen and ("heuristic", "game points", False) not in seen
     assert ("ppo:assist=none", "probability", False) in seen
     assert not any(spec == "random" for spec, _, _ in seen)
-    exact_pimc = seen[("pimc:worlds=3", "game points", True)]["values"]
-    assert all(float(x).is_integer() for x in exact_pimc.values())  # one world, the true one
+    assert {("guided:worlds=3", "game points", spent) for spent in (False, True)} <= set(seen)
+    for spec in ("pimc:worlds=3", "guided:worlds=3"):
+        exact = seen[(spec, "game points", True)]["values"]
+        assert all(float(x).is_integer() for x in exact.values())  # one world, the true one
     with pytest.raises(ValueError, match="cheats"):
         Hinter("oracle")
 

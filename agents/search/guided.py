@@ -1,0 +1,260 @@
+"""Search guided by a network: weighted worlds, critic leaves, a policy prior.
+
+One decision of the ``guided`` bot (:mod:`agents.guided`):
+
+1. **Worlds.** Candidate worlds are sampled from the view
+   (:func:`sixtysix_env.knowledge.sample_state`, or the rule-based
+   :class:`~agents.search.inference.OpponentModel` with ``infer``) and each is
+   weighted by how likely the opponent's observed moves were in it under the
+   policy network (:mod:`agents.search.beliefs`, which says exactly what is
+   used). The weights are normalized over the worlds searched.
+2. **Values.** In every world, every legal action is valued for the player to
+   move, in game points: by the exact solver when the world is in phase 2
+   (talon closed or spent); otherwise after the action (``depth`` 1), or after
+   the action and the opponent's best reply in that world (``depth`` 2, as
+   pimc's minimax), at the leaf by the deal's result if it is over, the exact
+   solver once the talon is closed or spent, and else the network's critic
+   (``encode_full`` from the side of the player to act there, negated for the
+   opponent). All critic leaves of a batch of worlds go through one numpy
+   forward. A close is charged pimc's ``CLOSE_MARGIN``.
+3. **Choice.** ``score(a) = sum_w weight_w * value_w(a) + prior * log pi(a)``
+   (``pi`` the policy on the bot's own view, floored at :data:`PRIOR_FLOOR`);
+   the move is the best score (ties: declare, then the lowest id). The
+   :class:`SearchResult` carries ``softmax(score / temp)`` over the legal
+   moves as a policy target and the weighted value of the move chosen.
+
+Anytime like pimc (:mod:`agents.search.budget`): with a deadline, batches of
+worlds (single worlds where the solver does the work) until the budget less
+its margin is used; without one exactly ``worlds`` worlds, deterministic for
+the bot's seed. Once the talon is spent the view fixes every card: one world.
+
+The critic predicts the deal's game points for a player (how training
+books rewards: :mod:`agents.guide_net`), so its leaves share the scale of
+deal results and solver values; it does not see the match score's stakes,
+and neither does the rest of the search.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sixtysix_env.actions import CLOSE, DECLARE, N_ACTIONS, actions_of
+from sixtysix_env.engine import OVER, State
+from sixtysix_env.knowledge import PlayerView, sample_state
+from sixtysix_env.observation import FULL_OBS_SIZE, encode, encode_full_into
+
+from ..guide_net import GuideNet
+from ..rules import view_rule_action
+from .beliefs import BETA, EPS, Beliefs, card_rows, lead_likelihoods
+from .budget import MAX_UNITS, Deadline, OutOfTime
+from .determinized import CLOSE_MARGIN, solvable
+from .inference import OpponentModel
+from .solver import Solver, terminal_value
+
+BATCH = 8  # worlds per unit of an anytime search (one forward for their leaves)
+PRIOR = 0.02  # weight of log pi(a) in the score, game points
+PRIOR_FLOOR = 1e-3  # pi below this counts as this: a bounded penalty
+TEMP = 0.2  # softmax temperature of the policy target, game points
+VALUE_WORLDS = 4  # worlds the critic averages for the value of an obvious move
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One decision: the move, the policy target (float32 (32,), a distribution over the legal
+    moves), the search's value of the position for the player to move (game points), the worlds
+    searched, and the weighted mean value of each legal move (float32 (32,), 0 for the others;
+    empty information for a move played without search: all 0)."""
+
+    action: int
+    policy: np.ndarray
+    value: float
+    worlds: int
+    action_values: np.ndarray
+
+
+def one_hot(action: int, value: float, worlds: int = 0) -> SearchResult:
+    """The result of a move played without weighing the others."""
+    policy = np.zeros(N_ACTIONS, dtype=np.float32)
+    policy[action] = 1.0
+    return SearchResult(action, policy, value, worlds, np.zeros(N_ACTIONS, dtype=np.float32))
+
+
+class _Leaves:
+    """The leaves of one batch: values known now, and states the critic values in one forward."""
+
+    def __init__(self, player: int) -> None:
+        self.player = player
+        self.values: list[float] = []
+        self.states: list[State] = []
+        self.slots: list[int] = []  # value slot of each critic state
+
+    def add(self, s: State, solver: Solver) -> int:
+        """A slot holding the value of ``s`` for the player (filled by :meth:`finish` for the critic)."""
+        slot = len(self.values)
+        if s.window == OVER:
+            self.values.append(terminal_value(s, self.player))
+        elif solvable(s):
+            v = solver.solve(s)
+            self.values.append(v if s.to_act == self.player else -v)
+        else:
+            self.values.append(0.0)
+            self.states.append(s)
+            self.slots.append(slot)
+        return slot
+
+    def finish(self, net: GuideNet) -> np.ndarray:
+        """Every slot's value (one critic forward for the open positions)."""
+        out = np.asarray(self.values, dtype=np.float64)
+        if self.states:
+            full = np.empty((len(self.states), FULL_OBS_SIZE), dtype=np.float32)
+            signs = np.empty(len(self.states))
+            for i, s in enumerate(self.states):
+                encode_full_into(s, s.to_act, full[i])
+                signs[i] = 1.0 if s.to_act == self.player else -1.0
+            out[self.slots] = signs * net.values(full)
+        return out
+
+
+class GuidedSearch:
+    """The search of one player (see the module docstring); keeps the per-deal beliefs."""
+
+    def __init__(self, net: GuideNet, *, depth: int = 1, infer: bool = True, beta: float = BETA,
+                 eps: float = EPS, prior: float = PRIOR, temp: float = TEMP) -> None:
+        if depth not in (1, 2):
+            raise ValueError(f"depth must be 1 or 2, got {depth}")
+        if not (0.0 <= beta <= 1.0 and 0.0 < eps <= 1.0 and prior >= 0.0 and temp > 0.0):
+            raise ValueError(f"need 0 <= beta <= 1, 0 < eps <= 1, prior >= 0, temp > 0; got {beta}, {eps}, "
+                             f"{prior}, {temp}")
+        self.net = net
+        self.depth, self.beta, self.eps, self.prior, self.temp = depth, beta, eps, prior, temp
+        self.solver = Solver()
+        self.model: OpponentModel | None = OpponentModel() if infer else None
+        self.beliefs = Beliefs()
+
+    def reset(self) -> None:
+        """A new match: forget the beliefs and the solver's tables."""
+        self.solver.clear()
+        self.beliefs.reset()
+        if self.model is not None:
+            self.model.reset()
+
+    def observe(self, v: PlayerView) -> int:
+        """Read a view of the bot's own (every decision's, obvious ones too); the lead to learn from or -1."""
+        if self.model is not None:
+            self.model.observe(v)
+        return self.beliefs.observe(v)
+
+    def sample(self, v: PlayerView, rng: Any) -> State:
+        return self.model.sample(v, rng) if self.model is not None else sample_state(v, rng)
+
+    def prior_policy(self, v: PlayerView, legal: list[int]) -> np.ndarray:
+        """The policy's probabilities of the legal moves on the bot's own view."""
+        z = self.net.policy_logits(encode(v)[None])[0, legal].astype(np.float64)
+        p = np.exp(z - z.max())
+        return p / p.sum()
+
+    def position_value(self, v: PlayerView, rng: Any, worlds: int = VALUE_WORLDS) -> float:
+        """The critic's mean value of the position over a few sampled worlds (no search)."""
+        n = 1 if v.stock == 0 else worlds
+        full = np.empty((n, FULL_OBS_SIZE), dtype=np.float32)
+        for i in range(n):
+            encode_full_into(self.sample(v, rng), v.player, full[i])
+        return float(self.net.values(full).mean())
+
+    def world_values(self, v: PlayerView, worlds: list[State], legal: list[int]) -> np.ndarray:
+        """Values (game points for the player to move) of each legal action in each world,
+        shape (len(worlds), len(legal))."""
+        me = v.player
+        solver = self.solver
+        out = np.empty((len(worlds), len(legal)))
+        leaves = _Leaves(me)
+        groups: list[tuple[int, int, list[int]]] = []  # (world, action index, leaf slots: min over them)
+        for i, w in enumerate(worlds):
+            solver.check()  # with a deadline, stop in time
+            if solvable(w):
+                exact = solver.action_values(w)
+                out[i] = [exact[a] for a in legal]
+                continue
+            for j, a in enumerate(legal):
+                child = w.clone()
+                child.apply_unchecked(a)
+                if self.depth >= 2 and child.window != OVER and child.to_act != me and not solvable(child):
+                    slots = []
+                    for b in actions_of(child.legal_mask()):
+                        grand = child.clone()
+                        grand.apply_unchecked(b)
+                        slots.append(leaves.add(grand, solver))
+                else:
+                    slots = [leaves.add(child, solver)]
+                groups.append((i, j, slots))
+        if groups:
+            values = leaves.finish(self.net)
+            for i, j, slots in groups:
+                out[i, j] = values[slots].min()
+        if CLOSE in legal:
+            out[:, legal.index(CLOSE)] -= CLOSE_MARGIN
+        return out
+
+    def weights(self, v: PlayerView, worlds: list[State], lead: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each world's weight (unnormalized), and its likelihood of the opponent's lead (None: no lead)."""
+        unknown = card_rows([w.hands[1 - v.player] & ~v.opp_known for w in worlds])
+        log_w = np.clip(self.beliefs.carried(v, unknown), -30.0, 30.0)
+        weights = np.exp(log_w)
+        lik = None
+        if lead >= 0:
+            lik = lead_likelihoods(worlds, lead, self.net.policy_logits, self.beta, self.eps)
+            weights = weights * lik
+        return weights, lik
+
+    def run(self, v: PlayerView, rng: Any, worlds: int, deadline: Deadline | None) -> SearchResult:
+        """Search the decision of ``v`` (not an obvious move: the caller plays those)."""
+        lead = self.observe(v)
+        legal = actions_of(v.legal_mask)
+        if v.stock == 0:
+            n = 1  # the view fixes every card: one world is exact
+        else:
+            n = worlds if deadline is None else MAX_UNITS
+        total = np.zeros(len(legal))
+        weight_sum = 0.0
+        seen: list[np.ndarray] = []  # per batch: unknown opponent cards, for the beliefs
+        liks: list[np.ndarray] = []
+        done = 0
+        while done < n:
+            if deadline is None:
+                size = n  # the fixed search: every world in one batch
+            else:
+                size = 1 if not v.talon_open else min(BATCH, n - done)
+            batch = [self.sample(v, rng) for _ in range(size)]
+            try:
+                values = self.world_values(v, batch, legal)
+            except OutOfTime:  # only with a deadline: the batch is dropped
+                break
+            w, lik = self.weights(v, batch, lead) if n > 1 else (np.ones(1), None)
+            total += w @ values
+            weight_sum += float(w.sum())
+            if lik is not None:
+                seen.append(card_rows([x.hands[1 - v.player] & ~v.opp_known for x in batch]))
+                liks.append(lik)
+            done += size
+            if deadline is not None and not deadline.more():
+                break
+        if not done:
+            return one_hot(view_rule_action(v), 0.0)  # not even one batch in time: the rules of thumb
+        if liks:
+            self.beliefs.record(v, np.concatenate(seen), np.concatenate(liks))
+        mean = total / weight_sum
+        score = mean + self.prior * np.log(np.maximum(self.prior_policy(v, legal), PRIOR_FLOOR)) \
+            if self.prior > 0 else mean
+        best = max(range(len(legal)), key=lambda j: (score[j], legal[j] == DECLARE, -legal[j]))
+        z = (score - score.max()) / self.temp
+        p = np.exp(z)
+        policy = np.zeros(N_ACTIONS, dtype=np.float32)
+        policy[legal] = p / p.sum()
+        action_values = np.zeros(N_ACTIONS, dtype=np.float32)
+        action_values[legal] = mean
+        value = float(mean[best])
+        return SearchResult(legal[best], policy, value if math.isfinite(value) else 0.0, done, action_values)
