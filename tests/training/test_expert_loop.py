@@ -100,7 +100,8 @@ def test_resume_names_a_missing_sample_file_and_refuses_new_networks(tmp_path):
     (tmp_path / "expert" / "samples" / "000001.npz").unlink()
     with pytest.raises(loop.ConfigError, match="000001.npz"):
         loop.train(config(tmp_path, iterations=2), resume=True, player=UniformPlayer())
-    with pytest.raises(loop.ConfigError, match="already holds a run"):
+    with pytest.raises(loop.ConfigError, match=r"already holds a run.*--resume name=expert run_dir=.*add "
+                                                r"iterations=N to go further"):
         loop.train(config(tmp_path, iterations=2), player=UniformPlayer())
 
 

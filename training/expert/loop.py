@@ -154,7 +154,8 @@ def train(cfg: ExpertConfig, resume: bool = False, overrides: dict[str, Any] | N
     folder = Path(cfg.run_dir) / cfg.name
     ckpt, cfg = resume_from(folder / "last.pt", overrides or {}) if resume else (None, cfg)
     preflight(cfg, player)
-    with generator(cfg, player) as gen, run_folder.claim(folder, resume):  # Ray joined before the folder
+    # Ray joined before the folder is claimed: a cluster that cannot be joined leaves nothing behind
+    with generator(cfg, player) as gen, run_folder.claim(folder, resume, "iterations=N"):
         run = start(cfg, folder, ckpt)
         if not run.resumed:
             save(run, folder / "last.pt")  # resumable from its first moment
