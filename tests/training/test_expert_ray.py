@@ -1,5 +1,6 @@
 """Expert iteration's generation on Ray (training.expert.ray_workers): the same samples as the
-local run for the same seed and weights, on a real one-CPU local Ray instance."""
+local run for the same seed and weights (the tests' stand-in search and the real guided one), on
+a real one-CPU local Ray instance."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from training.config import ConfigError, config_from_dict
 from training.expert import loop
 from training.expert.config import ExpertConfig
 from training.expert.generation import LocalGenerator
-from training.expert.selfplay import Settings
+from training.expert.selfplay import GUIDED, Settings
 
 ray = pytest.importorskip("ray", reason="generation on Ray needs ray: pip install -e '.[ray]'")
 
@@ -37,12 +38,19 @@ def test_ray_generation_gives_the_local_samples():
     try:
         assert gen.started is not joined and ray.is_initialized()
         remote, remote_cpu = gen.generate(weights, settings, 5, 2, done.append)
+        guided = RayGenerator(1, None, GUIDED)  # the real search, on the instance joined above
+        assert not guided.started
+        guided_remote = guided.generate(weights, settings, 2, 1, lambda n: None)[0]
+        guided.close()
+        assert ray.is_initialized()
     finally:
         gen.close()
     assert ray.is_initialized() is joined  # an instance it started ends with it
     assert done == [2, 2, 1] and remote_cpu > 0
+    guided_local = LocalGenerator(GUIDED).generate(weights, settings, 2, 2, lambda n: None)[0]
     for name in ("obs", "masks", "policy", "full", "value"):
         assert np.array_equal(getattr(local, name), getattr(remote, name)), name
+        assert np.array_equal(getattr(guided_local, name), getattr(guided_remote, name)), name
 
 
 def test_a_run_on_ray_without_ray_says_how_to_install_it(tmp_path, monkeypatch):
