@@ -139,8 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         clock = cpu_clock(metrics)
         on_cpu_clock(evals, clock)
         on_cpu_clock(training, clock)
-        draw(evals, training, out, f"{args.run.name}: evaluations and training tables",
-             "CPU minutes" if clock else "training minutes")
+        title = f"{args.run.name}: evaluations" + (" and training tables" if training else "")
+        draw(evals, training, out, title, "CPU minutes" if clock else "training minutes")
     except (CurveError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
