@@ -75,7 +75,7 @@ from agents.nets import PolicyNet, ValueNet, masked_distribution
 from sixtysix_env.batched.sampling import NonFiniteLogitsError
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.seeding import derive_seed
-from training import evaluation, preflight, run_folder, schedules
+from training import evaluation, expert, preflight, run_folder, schedules
 from training.config import (
     VALUE_TEACHER,
     Config,
@@ -418,6 +418,8 @@ def sigterm_stops() -> Iterator[None]:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if expert.requested(args, DEFAULT_CONFIG):  # algorithm: expert (training/expert, docs/training.md)
+        return expert.main(args)
     if "-h" in args or "--help" in args:
         print(__doc__)
         print("Config keys (defaults of training.config.Config; configs/default.yaml sets the same values):")

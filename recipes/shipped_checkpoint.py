@@ -42,6 +42,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,16 +133,18 @@ def steps(runs: str = "runs", out: str = "runs/shipped/ppo_default.pt") -> list[
     ]
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0],
+def main(argv: list[str] | None = None, recipe: Callable[[str, str], list[Step]] = steps,
+         doc: str | None = __doc__, out: str = "shipped/ppo_default.pt") -> int:
+    """Print or run ``recipe(runs, out)``'s steps (the other recipes' command line too)."""
+    p = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     p.add_argument("--from", dest="first", type=int, default=1, metavar="STEP",
                    help="start at this step (1-based), after the earlier ones have run")
     p.add_argument("--runs", default="runs", help="folder of the run folders and files (default runs)")
-    p.add_argument("--out", default=None, help="the shipped file (default RUNS/shipped/ppo_default.pt)")
+    p.add_argument("--out", default=None, help=f"the network made (default RUNS/{out})")
     args = p.parse_args(argv)
-    chain = steps(args.runs, args.out or f"{args.runs}/shipped/ppo_default.pt")
+    chain = recipe(args.runs, args.out or f"{args.runs}/{out}")
     if not 1 <= args.first <= len(chain):
         p.error(f"--from must be a step from 1 to {len(chain)}, got {args.first}")
     for i, step in enumerate(chain[args.first - 1:], start=args.first):

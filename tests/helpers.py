@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from sixtysix_env.actions import DECLARE
 from sixtysix_env.cards import cards_of
@@ -81,3 +81,50 @@ def wait_until(pred: Callable[[], Any], timeout: float = 10.0, message: str = "t
             return value
         time.sleep(0.02)
     raise AssertionError(message)
+
+
+class UniformSearch:
+    """A stand-in for the guided search in the expert-iteration tests: a random move, and as
+    ``last_result`` a uniform policy over the legal moves (what :mod:`training.expert.selfplay`
+    reads of a search). Records the player of every decision with a choice it made (``players``)."""
+
+    def __init__(self, seed: int, worlds: int, players: list[int]) -> None:
+        from agents.random_agent import RandomAgent
+
+        self.bot, self.worlds, self.players = RandomAgent(seed), worlds, players
+        self.last_result: Any = None
+
+    def act(self, v: PlayerView) -> int:
+        import numpy as np
+
+        from sixtysix_env.observation import mask_to_array
+
+        mask = mask_to_array(v.legal_mask)
+        a = self.bot.act(v)
+        if v.legal_mask.bit_count() > 1:  # a decision self-play makes a sample of
+            self.players.append(v.player)
+        self.last_result = SearchStandIn(a, (mask / mask.sum()).astype(np.float32), 0.0, self.worlds)
+        return a
+
+
+class SearchStandIn(NamedTuple):
+    action: int
+    policy: Any
+    value: float
+    worlds: int
+
+
+class UniformPlayer:
+    """The :class:`training.expert.selfplay.Player` of :class:`UniformSearch` (the tests' stand-in
+    for the guided search); ``players`` lists who made each decision, in order."""
+
+    def __init__(self) -> None:
+        self.players: list[int] = []
+
+    def net(self, weights: Any) -> Any:
+        from training.expert.selfplay import modules
+
+        return modules(weights)
+
+    def make(self, net: Any, seed: int, worlds: int) -> UniformSearch:
+        return UniformSearch(seed, worlds, self.players)

@@ -264,9 +264,25 @@ class Config:
         """The environment step at which the run stops (``stop_steps`` or ``total_steps``)."""
         return min(self.stop_steps or self.total_steps, self.total_steps)
 
+    def check(self) -> None:
+        """The checks that span fields (a ConfigError naming them), after each field's own."""
+        weights = list(self.opponent_weights().values())
+        if sum(weights) <= 0:
+            raise ConfigError(f"opponent weights opp_* must have a positive sum, got {weights}")
+        per_minibatch = self.num_envs * self.rollout_steps // self.num_minibatches
+        if per_minibatch < MIN_MINIBATCH:
+            raise ConfigError(
+                f"num_envs * rollout_steps / num_minibatches = {self.num_envs} * {self.rollout_steps} / "
+                f"{self.num_minibatches} decisions per minibatch; it needs at least {MIN_MINIBATCH} (the "
+                "learner makes about half of them): raise num_envs or rollout_steps, or lower "
+                "num_minibatches")
 
-_TYPES = typing.get_type_hints(Config)
-_FIELDS = {f.name for f in dataclasses.fields(Config)}
+
+S = TypeVar("S")  # a config schema: a dataclass of knob() fields, Config or another tool's
+
+
+def _types(schema: type) -> dict[str, Any]:
+    return typing.get_type_hints(schema)
 
 
 def _fits(want: Any, value: Any) -> bool:
@@ -282,7 +298,7 @@ def _fits(want: Any, value: Any) -> bool:
     return isinstance(value, list) and all(_fits(int, v) for v in value)  # list[int]
 
 
-def _check_value(key: str, value: Any) -> Any:
+def _check_value(key: str, value: Any, schema: type = Config) -> Any:
     """``value`` for ``key`` if its type fits the field (ints pass as floats), else ConfigError."""
     if key == "assist" and isinstance(value, bool):  # configs and checkpoints from before the modes
         value = assist_mode(value)
@@ -291,7 +307,7 @@ def _check_value(key: str, value: Any) -> Any:
             value = rules_from_spec(value).spec
         except ValueError:
             pass  # the field's check names the problem
-    want = _TYPES[key]
+    want = _types(schema)[key]
     if want is float and isinstance(value, str):  # YAML 1.1 reads "3e-4" (no dot) as a string
         try:
             value = float(value)
@@ -303,52 +319,54 @@ def _check_value(key: str, value: Any) -> Any:
     return float(value) if want is float else value
 
 
-def _validate(cfg: Config) -> Config:
+def _validate(cfg: S) -> S:
     """``cfg`` if its values make a run, else a ConfigError naming the key: every field's own
-    check (:func:`knob`), finite floats, and the checks that span fields."""
-    for f in dataclasses.fields(cfg):
+    check (:func:`knob`), finite floats, and the checks that span fields (its ``check()``)."""
+    for f in dataclasses.fields(cfg):  # type: ignore[arg-type]
         value = getattr(cfg, f.name)
         if isinstance(value, float) and not math.isfinite(value):
             raise _bad(f.name, value, "a finite number")
-        if f.metadata["check"] is not None:
+        if f.metadata.get("check") is not None:
             f.metadata["check"](f.name, value)
-    weights = list(cfg.opponent_weights().values())
-    if sum(weights) <= 0:
-        raise ConfigError(f"opponent weights opp_* must have a positive sum, got {weights}")
-    per_minibatch = cfg.num_envs * cfg.rollout_steps // cfg.num_minibatches
-    if per_minibatch < MIN_MINIBATCH:
-        raise ConfigError(f"num_envs * rollout_steps / num_minibatches = {cfg.num_envs} * "
-                          f"{cfg.rollout_steps} / {cfg.num_minibatches} decisions per minibatch; it needs at "
-                          f"least {MIN_MINIBATCH} (the learner makes about half of them): raise num_envs or "
-                          "rollout_steps, or lower num_minibatches")
+    check = getattr(cfg, "check", None)
+    if check is not None:
+        check()
     return cfg
 
 
-def config_from_dict(data: dict[str, Any], base: Config | None = None, where: str = "config") -> Config:
-    """``base`` (default: the defaults) with the keys of ``data`` set, type-checked."""
+def config_from_dict(data: dict[str, Any], base: Any = None, where: str = "config",
+                     schema: type = Config) -> Any:
+    """``base`` (default: the defaults of ``schema``, :class:`Config` or another tool's dataclass
+    of :func:`knob` fields) with the keys of ``data`` set, type-checked."""
     if not isinstance(data, dict):
         raise ConfigError(f"{where} must be a mapping of keys to values, got {type(data).__name__}")
-    values = dataclasses.asdict(base if base is not None else Config())
+    values = dataclasses.asdict(base if base is not None else schema())
+    known = _types(schema)
     for key, value in data.items():
-        if key not in _FIELDS:
-            raise ConfigError(f"unknown config key {key!r} in {where} (known: {', '.join(sorted(_FIELDS))})")
-        values[key] = _check_value(key, value)
-    return _validate(Config(**values))
+        if not isinstance(key, str) or key not in known:
+            raise ConfigError(f"unknown config key {str(key)[:60]!r} in {where} "
+                              f"(known: {', '.join(sorted(known))})")
+        values[key] = _check_value(key, value, schema)
+    return _validate(schema(**values))
 
 
-def load_config(path: str | Path) -> Config:
-    """A config file (YAML mapping) on top of the defaults."""
+def read_yaml(path: str | Path) -> Any:
+    """A config file's YAML, or a ConfigError naming the file."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except OSError as e:
+        return yaml.safe_load(path.read_text()) or {}
+    except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"cannot read config file {path}: {e}") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"config file {path} is not valid YAML: {e}") from None
-    return config_from_dict(data, where=str(path))
 
 
-def parse_overrides(args: list[str]) -> dict[str, Any]:
+def load_config(path: str | Path, schema: type = Config) -> Any:
+    """A config file (YAML mapping) on top of the defaults of ``schema``."""
+    return config_from_dict(read_yaml(path), where=str(path), schema=schema)
+
+
+def parse_overrides(args: list[str], schema: type = Config) -> dict[str, Any]:
     """``--total-steps 1000``, ``--total-steps=1000`` or ``total_steps=1000`` -> {key: value}.
 
     Values are read as YAML scalars/lists (``true``, ``3e-4``, ``[64,64]``);
@@ -370,9 +388,10 @@ def parse_overrides(args: list[str]) -> dict[str, Any]:
         else:
             raise ConfigError(f"cannot read argument {arg!r}: use --key value or key=value")
         key = key.replace("-", "_")
-        if key not in _FIELDS:
+        types = _types(schema)
+        if key not in types:
             raise ConfigError(f"unknown config key {key!r} on the command line")
-        out[key] = _check_value(key, text if _TYPES[key] is str else _yaml_value(key, text))
+        out[key] = _check_value(key, text if types[key] is str else _yaml_value(key, text), schema)
         i += 1
     return out
 
@@ -388,17 +407,13 @@ def _yaml_value(key: str, text: str) -> Any:
 class CommandLine:
     """What ``train.py``'s arguments ask for: the config file, the overrides, resume or help."""
 
-    config: Config
+    config: Any  # a Config, or the schema's dataclass
     overrides: dict[str, Any]
     resume: bool = False
 
 
-def parse_command_line(args: list[str], default_config: Path) -> CommandLine:
-    """``[--config FILE] [--resume] [--key value | key=value ...]`` -> the run's config.
-
-    The config file (``default_config`` if none) sets the keys, the
-    overrides go on top; a resumed run later takes the checkpoint's config
-    with the same overrides (see ``train.py``)."""
+def split_command_line(args: list[str], default_config: Path) -> tuple[Path, list[str], bool]:
+    """``[--config FILE] [--resume] [overrides...]`` -> (config file, the overrides' arguments, resume)."""
     args = list(args)
     resume = "--resume" in args
     args = [a for a in args if a != "--resume"]
@@ -410,13 +425,24 @@ def parse_command_line(args: list[str], default_config: Path) -> CommandLine:
             path = a[len("--config="):] if "=" in a else args[i + 1]
             del args[i:i + (1 if "=" in a else 2)]
             break
-    overrides = parse_overrides(args)
-    return CommandLine(config_from_dict(overrides, base=load_config(path), where="the command line"),
+    return Path(path), args, resume
+
+
+def parse_command_line(args: list[str], default_config: Path, schema: type = Config) -> CommandLine:
+    """``[--config FILE] [--resume] [--key value | key=value ...]`` -> the run's config.
+
+    The config file (``default_config`` if none) sets the keys, the
+    overrides go on top; a resumed run later takes the checkpoint's config
+    with the same overrides (see ``train.py``)."""
+    path, args, resume = split_command_line(args, default_config)
+    overrides = parse_overrides(args, schema)
+    base = load_config(path, schema)
+    return CommandLine(config_from_dict(overrides, base=base, where="the command line", schema=schema),
                        overrides, resume)
 
 
-def help_text() -> str:
+def help_text(schema: type = Config) -> str:
     """One line per config key: ``--key (default): help``, from the fields' help."""
-    defaults = dataclasses.asdict(Config())
+    defaults = dataclasses.asdict(schema())
     return "\n".join(f"  --{f.name.replace('_', '-')} ({defaults[f.name]!r}): {f.metadata['help']}"
-                     for f in dataclasses.fields(Config))
+                     for f in dataclasses.fields(schema))

@@ -6,7 +6,10 @@ always one at the end): the match win rate with its 95% interval and the
 game points per deal against each evaluation opponent; and, logged at every
 update of every run, the learner's game points per deal at the training
 tables against each opponent kind (``charts/reward_vs_<kind>``, a moving
-average), so a run evaluated only at its end still shows its curve. Writes
+average), so a run evaluated only at its end still shows its curve. A run
+that logs its CPU time (``charts/cpu_minutes``, the expert-iteration loop:
+all its processes and Ray tasks, summed over resumed invocations) is drawn
+against CPU minutes instead, which is what its points cost. Writes
 ``learning_curve.png`` in the run folder (or ``--out``) and prints the
 table of the points it drew.
 """
@@ -21,6 +24,7 @@ from pathlib import Path
 
 WIN, LO, HI, POINTS = "eval/win_rate_", "eval/win_rate_lo_", "eval/win_rate_hi_", "eval/points_per_deal_"
 TRAINING = "charts/reward_vs_"  # the learner's points per deal at the training tables, per update
+CPU = "charts/cpu_minutes"  # the run's CPU minutes so far, where it logs them
 
 
 class CurveError(ValueError):
@@ -68,6 +72,18 @@ def read_evaluations(path: Path, required: bool = True) -> dict[str, list[dict[s
     return dict(out)
 
 
+def cpu_clock(path: Path) -> dict[int, float]:
+    """Step -> the run's CPU minutes at that step (empty if the run does not log them)."""
+    return {int(r["step"]): float(r["value"]) for r in read_rows(path) if r.get("key") == CPU}
+
+
+def on_cpu_clock(series: dict[str, list[dict[str, float]]], clock: dict[int, float]) -> None:
+    """Put each row's ``minutes`` on the CPU clock (rows of steps it has no time for keep theirs)."""
+    for rows in series.values():
+        for r in rows:
+            r["minutes"] = clock.get(int(r["step"]), r["minutes"])
+
+
 def moving_average(values: list[float], width: int) -> list[float]:
     """The mean of each value and the ``width - 1`` before it (fewer at the start)."""
     out, total = [], 0.0
@@ -78,7 +94,7 @@ def moving_average(values: list[float], width: int) -> list[float]:
 
 
 def draw(evals: dict[str, list[dict[str, float]]], training: dict[str, list[dict[str, float]]], out: Path,
-         title: str) -> None:
+         title: str, xlabel: str = "training minutes") -> None:
     import matplotlib  # only here: slow to import, and the backend must be set first
 
     matplotlib.use("Agg")
@@ -97,8 +113,8 @@ def draw(evals: dict[str, list[dict[str, float]]], training: dict[str, list[dict
         smooth = moving_average([r["points"] for r in rows], max(1, len(rows) // 20))
         pts.plot([r["minutes"] for r in rows], smooth, lw=1, ls="--", color=colors.get(opponent),
                  label=f"training tables vs {opponent}")
-    win.set(xlabel="training minutes", ylabel="matches won (%, 95% interval)", ylim=(0, 100))
-    pts.set(xlabel="training minutes", ylabel="game points per deal")
+    win.set(xlabel=xlabel, ylabel="matches won (%, 95% interval)", ylim=(0, 100))
+    pts.set(xlabel=xlabel, ylabel="game points per deal")
     pts.axhline(0, color="grey", lw=0.8)
     win.axhline(50, color="grey", lw=0.8)
     for ax in (win, pts):
@@ -120,13 +136,18 @@ def main(argv: list[str] | None = None) -> int:
         training = read_training(metrics)
         evals = read_evaluations(metrics, required=not training)
         out = args.out or args.run / "learning_curve.png"
-        draw(evals, training, out, f"{args.run.name}: evaluations and training tables")
+        clock = cpu_clock(metrics)
+        on_cpu_clock(evals, clock)
+        on_cpu_clock(training, clock)
+        title = f"{args.run.name}: evaluations" + (" and training tables" if training else "")
+        draw(evals, training, out, title, "CPU minutes" if clock else "training minutes")
     except (CurveError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    unit = "CPU min" if clock else "min"
     for opponent, rows in sorted(evals.items()):
         for r in rows:
-            print(f"vs {opponent:10s} step {r['step']:>11,}  {r['minutes']:6.1f} min  "
+            print(f"vs {opponent:10s} step {r['step']:>11,}  {r['minutes']:6.1f} {unit}  "
                   f"won {100 * r['win']:5.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]  "
                   f"{r['points']:+.3f} points/deal")
     for opponent, rows in sorted(training.items()):

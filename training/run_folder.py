@@ -36,14 +36,15 @@ DEFAULT_RUN_DIR = Config().run_dir
 
 
 @contextlib.contextmanager
-def claim(folder: Path, resume: bool) -> Iterator[None]:
+def claim(folder: Path, resume: bool, further: str = "total_steps=N") -> Iterator[None]:
     """Hold ``folder`` for one run: a new run's folder must be missing or empty, a resumed
-    run's must hold ``last.pt``; a folder another ``train.py`` holds is refused."""
+    run's must hold ``last.pt``; a folder another ``train.py`` holds is refused. ``further``: the
+    override the refusal suggests to train further (``iterations=N`` for expert iteration)."""
     if resume and not (folder / "last.pt").is_file():
         raise ConfigError(f"--resume: no checkpoint {folder / 'last.pt'} to resume from")
     folder.mkdir(parents=True, exist_ok=True)
     if fcntl is None:
-        _check_empty(folder, resume)
+        _check_empty(folder, resume, further)
         yield
         return
     fd = os.open(folder, os.O_RDONLY)
@@ -54,13 +55,13 @@ def claim(folder: Path, resume: bool) -> Iterator[None]:
             raise ConfigError(f"{folder} is in use: another train.py is running there") from None
         except OSError:  # a file system without locks: only the emptiness check
             pass
-        _check_empty(folder, resume)
+        _check_empty(folder, resume, further)
         yield
     finally:
         os.close(fd)
 
 
-def _check_empty(folder: Path, resume: bool) -> None:
+def _check_empty(folder: Path, resume: bool, further: str) -> None:
     """A new run refuses a folder that holds anything."""
     held = sorted(p.name for p in folder.iterdir())
     if resume or not held:
@@ -72,7 +73,7 @@ def _check_empty(folder: Path, resume: bool) -> None:
     fresh = next(n for n in names if not (folder.parent / n).exists())
     raise ConfigError(
         f"{folder} already holds a run ({', '.join(held[:6])}{', ...' if len(held) > 6 else ''}); a new run "
-        f"never writes over another. Continue it: python train.py --resume {where} (add total_steps=N to go "
+        f"never writes over another. Continue it: python train.py --resume {where} (add {further} to go "
         f"further); or start a new run in a fresh folder: add name={fresh} (or delete {folder})")
 
 

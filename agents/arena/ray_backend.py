@@ -39,6 +39,22 @@ def import_ray() -> Any:
     return ray
 
 
+def connect(ray: Any, workers: int, address: str | None) -> bool:
+    """Join the cluster to work on (the module docstring says which); True if this call
+    started it (and so must shut it down)."""
+    if address is not None:
+        if ray.is_initialized():
+            ray.shutdown()  # a run with an address works there, not on a cluster joined before
+        ray.init(address=address, logging_level="WARNING")
+        return True
+    if ray.is_initialized():
+        return False
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address=LOCAL_HOST,
+             logging_level="WARNING", log_to_driver=False)
+    return True
+
+
 class GameWorker:
     """One Ray actor's env; plays one task at a time with fresh bots (wrapped by ``ray.remote``)."""
 
@@ -76,18 +92,7 @@ class RayBackend:
                 ray.shutdown()
 
     def _connect(self, ray: Any) -> bool:
-        """Join the cluster to play on; True if this call started it (and so must shut it down)."""
-        if self.address is not None:
-            if ray.is_initialized():
-                ray.shutdown()  # a run with an address plays there, not on a cluster joined before
-            ray.init(address=self.address, logging_level="WARNING")
-            return True
-        if ray.is_initialized():
-            return False
-        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-        ray.init(num_cpus=self.workers, include_dashboard=False, _node_ip_address=LOCAL_HOST,
-                 logging_level="WARNING", log_to_driver=False)
-        return True
+        return connect(ray, self.workers, self.address)
 
     def _play(self, ray: Any, setup: Setup, tasks: Queue) -> Generator[GameLine, None, None]:
         n = min(self.workers, len(tasks))

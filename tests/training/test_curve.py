@@ -46,3 +46,12 @@ def test_curve_without_evaluations_is_a_one_line_error(tmp_path: Path, text: str
     assert curve.main([str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_a_run_that_logs_its_cpu_time_is_drawn_against_it(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "metrics.csv").write_text(ROWS + "100,60.0,charts/cpu_minutes,7.5\n")
+    assert curve.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "step         100     7.5 CPU min  won  25.0%" in out  # on the CPU clock
+    assert "step         200     2.0 CPU min  won  55.0%" in out  # no CPU time logged there: wall time
