@@ -67,16 +67,16 @@ from .solver import Solver, terminal_value
 BATCH = 8  # worlds per unit of an anytime search (one forward for their leaves)
 PRIOR = 0.3  # weight of log pi(a) in the score, game points
 PRIOR_FLOOR = 1e-3  # pi below this counts as this: a bounded penalty
-TEMP = 0.2  # softmax temperature of the policy target, game points
+TEMP = 0.2  # softmax temperature of the bot's move distribution (score / TEMP), game points
 VALUE_WORLDS = 4  # worlds the critic averages for the value of an obvious move
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    """One decision: the move, the policy target (float32 (32,), a distribution over the legal
-    moves), the search's value of the position for the player to move (game points), the worlds
-    searched, and the weighted mean value of each legal move (float32 (32,), 0 for the others;
-    empty information for a move played without search: all 0)."""
+    """One decision: the move, the bot's move distribution ``softmax(score / temp)`` (float32
+    (32,), over the legal moves, the prior included), the search's value of the position for the
+    player to move (game points), the worlds searched, and the weighted mean value of each legal
+    move (float32 (32,), 0 for the others; all 0 for a move played without search)."""
 
     action: int
     policy: np.ndarray
