@@ -7,11 +7,11 @@ with a full-state critic (:mod:`agents.guide_net`; by default the shipped
 one). Obvious moves (:func:`agents.rules.obvious_action`) are played at once.
 
 Every decision leaves :attr:`GuidedAgent.last_result` (a
-:class:`~agents.search.guided.SearchResult`: the move, a policy target over
-the legal moves, the search's value, the worlds searched); an obvious move's
-policy is one-hot and its value the critic's over a few worlds. Self-play
-builds the bot as ``GuidedAgent(net=..., worlds=N, seed=s)``: without a
-budget the search is deterministic for the seed.
+:class:`~agents.search.guided.SearchResult`: the move, its move distribution
+over the legal moves, each move's weighted mean value, the search's value,
+the worlds searched); an obvious move's policy is one-hot and its value the
+critic's over a few worlds. Self-play builds the bot as
+``GuidedAgent(net=..., worlds=N, seed=s)``: without a budget the search is deterministic for the seed.
 
 Anytime like ``pimc``: with ``move_time`` (or the game's limit) it searches
 batches of worlds until the budget less a margin is used.

@@ -146,7 +146,8 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
                                                  "uniform worlds)", 1.0),
                 "eps": Param(float, 0.1, 0.001, "uniform share mixed into the opponent model", 1.0),
                 "prior": Param(float, 0.3, 0.0, "weight of the policy prior log pi(a), game points", 10.0),
-                "temp": Param(float, 0.2, 0.001, "temperature of the search's policy target", 100.0),
+                "temp": Param(float, 0.2, 0.001, "temperature of the bot's move distribution "
+                              "softmax(score / temp)", 100.0),
                 "move_time": MOVE_TIME,
             },
             positional="path",

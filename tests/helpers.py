@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from sixtysix_env.actions import DECLARE
 from sixtysix_env.cards import cards_of
@@ -97,21 +97,16 @@ class UniformSearch:
     def act(self, v: PlayerView) -> int:
         import numpy as np
 
+        from agents.search.guided import SearchResult
         from sixtysix_env.observation import mask_to_array
 
         mask = mask_to_array(v.legal_mask)
         a = self.bot.act(v)
         if v.legal_mask.bit_count() > 1:  # a decision self-play makes a sample of
             self.players.append(v.player)
-        self.last_result = SearchStandIn(a, (mask / mask.sum()).astype(np.float32), 0.0, self.worlds)
+        self.last_result = SearchResult(a, (mask / mask.sum()).astype(np.float32), 0.0, self.worlds,
+                                        np.zeros(len(mask), dtype=np.float32))  # equal values: uniform
         return a
-
-
-class SearchStandIn(NamedTuple):
-    action: int
-    policy: Any
-    value: float
-    worlds: int
 
 
 class UniformPlayer:

@@ -23,7 +23,14 @@ One decision of the ``guided`` bot (:mod:`agents.guided`):
    no prior once the talon is spent, where the values are exact);
    the move is the best score (ties: declare, then the lowest id). The
    :class:`SearchResult` carries ``softmax(score / temp)`` over the legal
-   moves as a policy target and the weighted value of the move chosen.
+   moves (the bot's own move distribution), the weighted mean value of every
+   legal move and the value of the move chosen. Self-play's policy target is
+   :meth:`SearchResult.value_policy`: ``softmax(mean value / temp)``, the
+   values alone. Not the prior: ``exp(score / temp)`` is ``exp(value / temp)
+   * pi ** (prior / temp)``, the network's own policy sharpened, so a target
+   with it teaches the policy its own preferences back, stronger (with
+   ``prior`` 0.3 and ``temp`` 0.2, ``pi ** 1.5``), and where the values tie
+   (an untrained critic) nothing else.
 
 Anytime like pimc (:mod:`agents.search.budget`): with a deadline, batches of
 worlds (single worlds where the solver does the work) until the budget less
@@ -60,22 +67,39 @@ from .solver import Solver, terminal_value
 BATCH = 8  # worlds per unit of an anytime search (one forward for their leaves)
 PRIOR = 0.3  # weight of log pi(a) in the score, game points
 PRIOR_FLOOR = 1e-3  # pi below this counts as this: a bounded penalty
-TEMP = 0.2  # softmax temperature of the policy target, game points
+TEMP = 0.2  # softmax temperature of the bot's move distribution (score / TEMP), game points
 VALUE_WORLDS = 4  # worlds the critic averages for the value of an obvious move
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    """One decision: the move, the policy target (float32 (32,), a distribution over the legal
-    moves), the search's value of the position for the player to move (game points), the worlds
-    searched, and the weighted mean value of each legal move (float32 (32,), 0 for the others;
-    empty information for a move played without search: all 0)."""
+    """One decision: the move, the bot's move distribution ``softmax(score / temp)`` (float32
+    (32,), over the legal moves, the prior included), the search's value of the position for the
+    player to move (game points), the worlds searched, and the weighted mean value of each legal
+    move (float32 (32,), 0 for the others; all 0 for a move played without search)."""
 
     action: int
     policy: np.ndarray
     value: float
     worlds: int
     action_values: np.ndarray
+
+    def value_policy(self, legal: list[int], temp: float) -> np.ndarray:
+        """``softmax(action_values / temp)`` over ``legal`` (float32 (32,)): what the search's values
+        alone say of the moves, without the prior (self-play's policy target; the module docstring
+        says why). A move played without search (``worlds`` 0) keeps its one-hot policy."""
+        if self.worlds == 0:
+            return self.policy
+        return softmax_policy(self.action_values[legal].astype(np.float64), legal, temp)
+
+
+def softmax_policy(score: np.ndarray, legal: list[int], temp: float) -> np.ndarray:
+    """``softmax(score / temp)`` over the legal moves (``score[j]`` is ``legal[j]``'s) as a float32
+    distribution over all 32 actions, 0 on the others."""
+    z = np.exp((score - score.max()) / temp)
+    policy = np.zeros(N_ACTIONS, dtype=np.float32)
+    policy[legal] = z / z.sum()
+    return policy
 
 
 def one_hot(action: int, value: float, worlds: int = 0) -> SearchResult:
@@ -260,10 +284,7 @@ class GuidedSearch:
         if self.prior > 0 and v.stock:
             score = mean + self.prior * np.log(np.maximum(self.prior_policy(v, legal), PRIOR_FLOOR))
         best = max(range(len(legal)), key=lambda j: (score[j], legal[j] == DECLARE, -legal[j]))
-        z = (score - score.max()) / self.temp
-        p = np.exp(z)
-        policy = np.zeros(N_ACTIONS, dtype=np.float32)
-        policy[legal] = p / p.sum()
+        policy = softmax_policy(score, legal, self.temp)
         action_values = np.zeros(N_ACTIONS, dtype=np.float32)
         action_values[legal] = mean
         value = float(mean[best])

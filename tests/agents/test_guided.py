@@ -227,3 +227,34 @@ def test_the_search_fills_a_fake_budget_and_stops_when_past_it():
     bot.clock = FakeClock(1.0)  # every reading past the deadline: the rules of thumb, no world
     assert bot.act(v) == view_rule_action(v) and bot.last_result.worlds == 0
     assert bot.last_result.policy[bot.last_result.action] == 1.0
+
+
+def test_the_value_policy_is_the_searchs_values_alone_without_the_prior():
+    """Self-play's target: softmax(mean values / temp) over the legal moves, the same whatever the
+    prior, where the bot's own policy (with the prior) follows the network's favourite."""
+    views = [v for v in random_decisions(3, seed=2) if obvious_action(v) is None and v.stock][:12]
+    assert views
+    for v in views:
+        legal = actions_of(v.legal_mask)
+        fav = legal[-1]
+        with_prior = GuidedAgent(seed=4, worlds=4, net=FakeNet(fav), prior=0.3)
+        without = GuidedAgent(seed=4, worlds=4, net=FakeNet(fav), prior=0.0)
+        with_prior.act(v)
+        without.act(v)
+        r, r0 = with_prior.last_result, without.last_result
+        assert r.policy[fav] > 0.9  # the prior sharpened: exp(prior * log pi / temp)
+        target = r.value_policy(legal, 0.5)
+        np.testing.assert_array_equal(target, r0.value_policy(legal, 0.5))
+        z = np.exp((r.action_values[legal] - r.action_values[legal].max()) / 0.5)
+        np.testing.assert_allclose(target[legal], z / z.sum(), rtol=1e-5)
+        illegal = [x for x in range(N_ACTIONS) if x not in legal]
+        assert abs(float(target.sum()) - 1.0) < 1e-5 and target[illegal].sum() == 0
+
+
+def test_an_obvious_moves_value_policy_is_its_one_hot():
+    v = next(v for v in random_decisions(6, seed=3)
+             if obvious_action(v) is not None and v.legal_mask.bit_count() > 1)
+    bot = GuidedAgent(seed=1, worlds=2, net=tiny_guide())
+    a = bot.act(v)
+    target = bot.last_result.value_policy(actions_of(v.legal_mask), 0.2)
+    assert target[a] == 1.0 and target.sum() == 1.0

@@ -14,11 +14,11 @@ WEIGHTS = {"hidden": [16], "critic_hidden": [16], "policy": PolicyNet(OBS_SIZE, 
 
 
 def test_guided_self_play_targets_are_distributions_over_the_legal_moves_and_deterministic():
-    samples = generate_chunk(WEIGHTS, Settings(7, 2, 2), 0, 2, GUIDED)
+    samples = generate_chunk(WEIGHTS, Settings(7, 2, 2, 0.2), 0, 2, GUIDED)
     samples.check("guided self-play")  # shapes, finite, targets over the legal moves, values in -3..3
     assert len(samples) >= 4 and (samples.masks.sum(axis=1) > 1).all()
     assert np.allclose(samples.policy.sum(axis=1), 1) and (samples.policy[~samples.masks] == 0).all()
     assert (samples.policy.max(axis=1) < 1).any()  # searched moves, not only obvious ones
-    again = generate_chunk(WEIGHTS, Settings(7, 2, 2), 0, 2, GUIDED)
+    again = generate_chunk(WEIGHTS, Settings(7, 2, 2, 0.2), 0, 2, GUIDED)
     for name in ("obs", "masks", "policy", "full", "value"):
         assert np.array_equal(getattr(samples, name), getattr(again, name)), name

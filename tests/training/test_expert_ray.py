@@ -29,7 +29,7 @@ def test_ray_generation_gives_the_local_samples():
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     weights = {"hidden": [16], "critic_hidden": [16], "policy": PolicyNet(OBS_SIZE, [16]).state_dict(),
                "critic": ValueNet(FULL_OBS_SIZE, [16]).state_dict()}
-    settings = Settings(21, 1, 2)
+    settings = Settings(21, 1, 2, 0.2)
     local, cpu = LocalGenerator(UniformPlayer()).generate(weights, settings, 5, 2, lambda n: None)
     assert cpu == 0.0
     done: list[int] = []

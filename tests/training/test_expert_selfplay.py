@@ -29,7 +29,7 @@ def test_value_targets_are_the_engines_deal_results_for_each_player(monkeypatch)
     results = set()
     for index in range(6):
         player = UniformPlayer()
-        samples = play_deal(None, Settings(5, 1, 2), index, player)
+        samples = play_deal(None, Settings(5, 1, 2, 0.2), index, player)
         res = finals[-1].result
         assert res is not None and len(samples) == len(player.players) > 0
         for p, value in zip(player.players, samples.value, strict=True):
@@ -40,7 +40,7 @@ def test_value_targets_are_the_engines_deal_results_for_each_player(monkeypatch)
 
 
 def test_targets_are_distributions_over_the_legal_moves_and_rows_are_whole():
-    samples = generate_chunk(WEIGHTS, Settings(3, 1, 2), 0, 3, UniformPlayer())
+    samples = generate_chunk(WEIGHTS, Settings(3, 1, 2, 0.2), 0, 3, UniformPlayer())
     samples.check("chunk")
     n = len(samples)
     assert samples.obs.shape == (n, OBS_SIZE) and samples.full.shape == (n, FULL_OBS_SIZE)
@@ -49,12 +49,12 @@ def test_targets_are_distributions_over_the_legal_moves_and_rows_are_whole():
 
 
 def test_generation_is_deterministic_and_chunking_changes_nothing():
-    settings = Settings(11, 1, 3)
+    settings = Settings(11, 1, 3, 0.2)
     whole = generate_chunk(WEIGHTS, settings, 0, 5, UniformPlayer())
     parts = LocalGenerator(UniformPlayer()).generate(WEIGHTS, settings, 5, 2, lambda n: None)[0]
     for name in ("obs", "masks", "policy", "full", "value"):
         assert np.array_equal(getattr(whole, name), getattr(parts, name))
-    other = generate_chunk(WEIGHTS, Settings(12, 1, 3), 0, 5, UniformPlayer())
+    other = generate_chunk(WEIGHTS, Settings(12, 1, 3, 0.2), 0, 5, UniformPlayer())
     assert len(other) != len(whole) or not np.array_equal(other.obs, whole.obs)
     assert chunks(5, 2) == [(0, 2), (2, 2), (4, 1)]
 
@@ -69,7 +69,7 @@ def test_a_search_policy_that_is_no_distribution_over_the_legal_moves_is_refused
 
 
 def test_sample_files_round_trip_and_damaged_ones_are_named(tmp_path):
-    samples = generate_chunk(WEIGHTS, Settings(3, 1, 0), 0, 2, UniformPlayer())
+    samples = generate_chunk(WEIGHTS, Settings(3, 1, 0, 0.2), 0, 2, UniformPlayer())
     path = tmp_path / "s.npz"
     samples.save(path)
     back = Samples.load(path)
@@ -81,3 +81,41 @@ def test_sample_files_round_trip_and_damaged_ones_are_named(tmp_path):
     path.write_bytes(b"not a zip")
     with pytest.raises(SampleError, match="s.npz cannot be read"):
         Samples.load(path)
+
+
+class ValuesSearch:
+    """A search whose own policy (with the prior) is all on the lowest legal move while its values
+    favour the highest: self-play must learn the values, not the prior-sharpened policy."""
+
+    def __init__(self) -> None:
+        self.last_result = None
+
+    def act(self, v):
+        from agents.search.guided import SearchResult
+        from sixtysix_env.actions import actions_of
+
+        legal = actions_of(v.legal_mask)
+        policy = np.zeros(32, np.float32)
+        policy[legal[0]] = 1.0
+        values = np.zeros(32, np.float32)
+        values[legal] = np.linspace(-1.0, 1.0, len(legal))
+        self.last_result = SearchResult(legal[0], policy, 0.0, 4, values)
+        return legal[0]
+
+
+class ValuesPlayer:
+    def net(self, weights):
+        return None
+
+    def make(self, net, seed, worlds):
+        return ValuesSearch()
+
+
+def test_the_policy_target_is_the_softmax_of_the_searchs_values_not_its_prior_policy():
+    samples = play_deal(None, Settings(5, 1, 0, 0.5), 0, ValuesPlayer())
+    assert len(samples)
+    for mask, target in zip(samples.masks, samples.policy, strict=True):
+        legal = np.flatnonzero(mask)
+        z = np.exp(np.linspace(-1.0, 1.0, len(legal)) / 0.5)
+        np.testing.assert_allclose(target[legal], z / z.sum(), rtol=1e-5)
+        assert target[legal[-1]] > target[legal[0]]

@@ -71,6 +71,8 @@ class ExpertConfig:
     sample_moves: int = knob(4, "each seat's first moves of a deal are drawn from the search's policy "
                              "instead of its best move (diverse positions); 0: always the search's move",
                              AT_LEAST_0)
+    target_temp: float = knob(0.2, "game points: the policy target is softmax(the search's mean value of "
+                              "each legal move / target_temp), the values alone (no prior)", above(0))
     chunk: int = knob(8, "deals per generation task (the unit of work of a Ray task or a local step)",
                       AT_LEAST_1)
     backend: str = knob("local", "'local': generate in this process; 'ray': as Ray tasks over the "

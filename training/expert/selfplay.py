@@ -6,12 +6,16 @@ same, a fixed number of worlds, no time limit) play it out, each seeing every
 view of its seat (forced moves too: the search infers from the whole deal). At
 every decision with more than one legal move (obvious ones included: their
 target is the move the rules play) the sample is: the observation
-(:func:`~sixtysix_env.observation.encode`), the legal mask, the search's policy
-(its ``last_result.policy``, the policy target), the full state for the value
-network (:func:`~sixtysix_env.observation.encode_full`) and, once the deal
-ends, its game points for that player (the value target). Each seat's first
-``sample_moves`` moves are drawn from the search's policy rather than its best
-move, so the positions are diverse. No teacher: the search is the only expert.
+(:func:`~sixtysix_env.observation.encode`), the legal mask, the policy target,
+the full state for the value network
+(:func:`~sixtysix_env.observation.encode_full`) and, once the deal ends, its
+game points for that player (the value target). The policy target is
+``softmax(value / target_temp)`` of the search's weighted mean values of the
+legal moves (:meth:`agents.search.guided.SearchResult.value_policy`): the
+values alone, never the network's prior, which would only feed the policy its
+own preferences back. The moves played are the search's (with its prior),
+except each seat's first ``sample_moves``, drawn from the target so the
+positions are diverse. No teacher: the search is the only expert.
 
 A deal depends on nothing but its seed and the weights, so generation is
 deterministic and any split of the deals into chunks (local steps or Ray tasks,
@@ -31,7 +35,7 @@ import numpy as np
 
 from agents.checkpoint import write_atomic
 from agents.nets import PolicyNet, ValueNet
-from sixtysix_env.actions import N_ACTIONS
+from sixtysix_env.actions import N_ACTIONS, actions_of
 from sixtysix_env.deals import deal
 from sixtysix_env.engine import State
 from sixtysix_env.knowledge import view
@@ -47,8 +51,8 @@ class SampleError(ValueError):
 
 
 class Searcher(Protocol):
-    """What self-play needs of a player: ``act`` and, after it, ``last_result`` with a
-    ``policy`` (32 floats, a distribution over the legal moves)."""
+    """What self-play needs of a player: ``act`` and, after it, ``last_result`` (an
+    :class:`agents.search.guided.SearchResult`: its ``value_policy`` is the target)."""
 
     last_result: Any
 
@@ -98,6 +102,7 @@ class Settings:
     seed: int  # the iteration's seed: deal i is dealt from derive_seed(seed, "deal", i)
     worlds: int
     sample_moves: int
+    target_temp: float  # game points: the policy target is softmax(the search's values / target_temp)
 
 
 @dataclass
@@ -177,7 +182,7 @@ def deal_value(state: State, player: int) -> float:
 
 
 def search_target(policy: Any, mask: np.ndarray, where: str) -> np.ndarray:
-    """The search's policy as a float32 distribution over the legal moves (``mask``), or a
+    """A search's policy target as a float32 distribution over the legal moves (``mask``), or a
     :class:`SampleError`: a search that puts mass on an illegal move or none anywhere is a bug."""
     p = np.asarray(policy, dtype=np.float32).reshape(-1)
     if p.shape != (N_ACTIONS,) or not np.isfinite(p).all() or (p < 0).any() or (p[~mask] != 0).any():
@@ -205,7 +210,8 @@ def play_deal(net: Any, settings: Settings, index: int, player: Player = GUIDED)
         action = searcher.act(v)  # also a forced move: the search follows the deal through its views
         result = searcher.last_result
         if result is not None and v.legal_mask.bit_count() > 1:  # a forced move teaches nothing
-            target = search_target(result.policy, mask, f"deal {index} of seed {settings.seed}")
+            target = search_target(result.value_policy(actions_of(v.legal_mask), settings.target_temp), mask,
+                                   f"deal {index} of seed {settings.seed}")
             if moves[p] < settings.sample_moves:
                 action = pick.choices(range(N_ACTIONS), weights=target.tolist())[0]
             rows.append((p, encode(v), mask, target, encode_full(state, p)))
