@@ -8,18 +8,8 @@ import math
 import pytest
 
 from agents.bench import BenchOptions, bench, fit_rating, load_ladder
-from agents.bench.ladder import Ladder, save_ladder
 from agents.bench.run import rung_file
 from agents.cli import main
-
-
-@pytest.fixture
-def tiny_ladder(tmp_path):
-    """random at 0 and heuristic at 1000, a generous time control."""
-    path = str(tmp_path / "ladder.json")
-    save_ladder(Ladder({"random": 0.0, "heuristic": 1000.0}, {"random": (-50, 50), "heuristic": (950, 1050)},
-                       move_time=5.0, games=4, command="test", anchor=("heuristic", 1000.0)), path)
-    return path
 
 
 def test_the_shipped_ladder_names_its_scale_and_command():

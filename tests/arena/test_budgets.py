@@ -14,20 +14,10 @@ from agents.arena.options import ArenaOptions, OptionError
 from agents.arena.records import ResultsFileError
 from agents.bench import BenchOptions, bench
 from agents.bench.budgets import BudgetOptions, Cell, check_budgets, plan, run_budgets
-from agents.bench.ladder import Ladder, save_ladder
 from agents.bench.run import rung_file
 from agents.cli import main
 from agents.play import play_game
 from agents.random_agent import RandomAgent
-
-
-@pytest.fixture
-def tiny_ladder(tmp_path):
-    """random at 0 and heuristic at 1000, the rungs at a generous 5 s of CPU time per move."""
-    path = str(tmp_path / "ladder.json")
-    save_ladder(Ladder({"random": 0.0, "heuristic": 1000.0}, {"random": (-50, 50), "heuristic": (950, 1050)},
-                       move_time=5.0, games=4, command="test", anchor=("heuristic", 1000.0)), path)
-    return path
 
 
 class Told(RandomAgent):
