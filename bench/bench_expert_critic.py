@@ -9,10 +9,11 @@ Usage::
 2. **The critic as it is**: its squared error on those positions against the
    deal results, next to their variance (what always predicting the mean
    scores).
-3. **After expert iteration**: for each ``--value-positions`` setting, a run
-   of ``--iterations`` iterations warm-started from CHECKPOINT (``init``),
-   then the same measurement, and the error on the last iteration's own
-   samples (what it trained on: the gap is how much it learnt deals by heart).
+3. **After expert iteration**: for each ``--learning-rate`` and
+   ``--value-positions`` setting, a run of ``--iterations`` iterations
+   warm-started from CHECKPOINT (``init``), then the same measurement, and
+   the error on the last iteration's own samples (what it trained on: the
+   gap is how much it learnt deals by heart).
 
 Every run starts from the same networks and seed, so the settings differ only
 in the value loss.
@@ -39,6 +40,9 @@ from training.expert import loop
 from training.expert.config import ExpertConfig
 from training.expert.selfplay import Samples, Settings, generate_chunk
 
+QUIET = {"eval_every": 0, "eval_heuristic_games": 0, "eval_pimc_games": 0, "progress": False,
+         "tensorboard": False}
+
 
 def mse(critic: ValueNet, samples: Samples) -> float:
     with torch.no_grad():
@@ -54,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--deals", type=int, default=64, help="deals per iteration")
     p.add_argument("--worlds", type=int, default=16)
     p.add_argument("--value-positions", type=int, nargs="+", default=[0, 4])
+    p.add_argument("--learning-rate", type=float, nargs="+", default=[1e-3])
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     torch.set_num_threads(1)
@@ -73,20 +78,20 @@ def main(argv: list[str] | None = None) -> int:
           f"({time.process_time() - c0:.0f} CPU s)", flush=True)
     print(f"critic as it is: fresh MSE {mse(critic, fresh):.3f}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for k in args.value_positions:
-            c1 = time.process_time()
-            cfg = config_from_dict({"name": f"vp{k}", "run_dir": tmp, "init": args.checkpoint,
-                                    "seed": args.seed, "iterations": args.iterations, "deals": args.deals,
-                                    "worlds": args.worlds,
-                                    "chunk": args.deals, "hidden": hidden, "critic_hidden": critic_hidden,
-                                    "value_positions": k, "eval_every": 0, "eval_heuristic_games": 0,
-                                    "eval_pimc_games": 0, "progress": False, "tensorboard": False},
-                                   schema=ExpertConfig)
-            run = loop.train(cfg)
-            own = run.replay.parts[-1][1]
-            print(f"value_positions={k}: after {args.iterations} iterations x {args.deals} deals: fresh MSE "
-                  f"{mse(run.learner.critic, fresh):.3f}, on its last iteration's samples "
-                  f"{mse(run.learner.critic, own):.3f} ({time.process_time() - c1:.0f} CPU s)", flush=True)
+        for lr in args.learning_rate:
+            for k in args.value_positions:
+                c1 = time.process_time()
+                keys = {"name": f"vp{k}_lr{lr}", "run_dir": tmp, "init": args.checkpoint, "seed": args.seed,
+                        "iterations": args.iterations, "deals": args.deals, "worlds": args.worlds,
+                        "chunk": args.deals, "hidden": hidden, "critic_hidden": critic_hidden,
+                        "value_positions": k, "learning_rate": lr}
+                cfg = config_from_dict({**keys, **QUIET}, schema=ExpertConfig)
+                run = loop.train(cfg)
+                own = run.replay.parts[-1][1]
+                print(f"value_positions={k} learning_rate={lr:g}: after {args.iterations} iterations x "
+                      f"{args.deals} deals: fresh MSE {mse(run.learner.critic, fresh):.3f}, on its last "
+                      f"iteration's samples {mse(run.learner.critic, own):.3f} "
+                      f"({time.process_time() - c1:.0f} CPU s)", flush=True)
     print(f"total {time.perf_counter() - t0:.0f} s wall, {time.process_time() - c0:.0f} CPU s")
     return 0
 

@@ -3,7 +3,7 @@
 Usage::
 
     python recipes/expert_from_scratch.py --dry-run     # print the commands, run nothing
-    python recipes/expert_from_scratch.py               # run them all, in order (CPU-hours: see below)
+    python recipes/expert_from_scratch.py               # run them all, in order (CPU-hours)
     python recipes/expert_from_scratch.py               # again after a stop: goes on where it stopped
     python recipes/expert_from_scratch.py --selfplay-steps 5000000 --to 3   # a shorter phase 1, no arena
     python recipes/expert_from_scratch.py --runs DIR --out FILE

@@ -162,8 +162,10 @@ def parser(doc: str | None, out: str) -> argparse.ArgumentParser:
 def run_chain(chain: list[Step], args: argparse.Namespace, p: argparse.ArgumentParser) -> int:
     """Print (``--dry-run``) or run the steps ``--from`` .. ``--to``; a step that is done is skipped."""
     last = args.last or len(chain)
-    if not 1 <= args.first <= last <= len(chain):
-        p.error(f"--from and --to must be steps from 1 to {len(chain)}, in order; got {args.first}, {last}")
+    if not 1 <= args.first <= len(chain):
+        p.error(f"--from must be a step from 1 to {len(chain)}, got {args.first}")
+    if not args.first <= last <= len(chain):
+        p.error(f"--to must be a step from --from ({args.first}) to {len(chain)}, got {last}")
     for i, step in enumerate(chain[args.first - 1:last], start=args.first):
         if step.is_done():
             print(f"# step {i}/{len(chain)}: done ({', '.join(step.done)} exists)", flush=True)

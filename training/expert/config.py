@@ -1,6 +1,6 @@
 """The expert-iteration run's configuration: its own small schema, read and checked like PPO's.
 
-``configs/expert.yaml`` and ``configs/expert_long.yaml`` set these keys (and
+``configs/expert.yaml``, ``configs/expert_long.yaml`` and ``configs/expert_warm.yaml`` set these keys (and
 ``algorithm: expert``, which is how ``train.py`` tells them from PPO
 configs); the command line overrides them (``iterations=20``). Files,
 overrides, types and values are read and checked by :mod:`training.config`
