@@ -29,7 +29,7 @@ from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.variants import GERMAN, Rules, rules_from_spec
 
-from .nets import PHASE_IN, PhaseNet, PolicyNet, check_hidden, mlp_shapes
+from .nets import PHASE_IN, PhaseNet, PolicyNet, ValueNet, check_hidden, mlp_shapes
 
 FORMAT = "sixtysix-ppo"
 VERSION = 1
@@ -186,6 +186,23 @@ def policy_from(ckpt: dict[str, Any], path: str | os.PathLike[str] = "<memory>")
     net = PolicyNet(OBS_SIZE, ckpt["config"].get("hidden", DEFAULT_HIDDEN))
     net.load_state_dict(ckpt["policy"])
     return net
+
+
+def full_critic_from(ckpt: dict[str, Any], path: str | os.PathLike[str] = "<memory>") -> ValueNet:
+    """Rebuild the critic stored in a checkpoint (:func:`validate` first) if it sees the full
+    state (``encode_full``: what a search values its worlds with); a :class:`CheckpointError`
+    naming ``path`` if it has no critic or one that sees only the observation."""
+    validate(ckpt, path)
+    if not isinstance(ckpt.get("critic"), dict):
+        raise CheckpointError(f"checkpoint {path} has no critic: a guide network needs one "
+                              "(train with a critic, config full_critic: true)")
+    config = ckpt["config"]
+    if config.get("full_critic", True) is False:
+        raise CheckpointError(f"checkpoint {path}: its critic sees only the observation; a "
+                              "guide network needs one that sees the full state (full_critic)")
+    critic = ValueNet(FULL_OBS_SIZE, check_hidden(config.get("critic_hidden", DEFAULT_HIDDEN)))
+    critic.load_state_dict(ckpt["critic"])
+    return critic
 
 
 PHASE_KEYS = {"spent": "endgame", "closed": "closed"}  # phase -> checkpoint entry of its network

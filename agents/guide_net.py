@@ -32,7 +32,7 @@ from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 
 from . import checkpoint
-from .nets import PolicyNet, ValueNet, check_hidden, numpy_forward, numpy_layers
+from .nets import PolicyNet, ValueNet, numpy_forward, numpy_layers
 
 DEFAULT_GUIDE = checkpoint.DEFAULT_CHECKPOINT  # the guide a bot without ``path``/``net`` loads
 
@@ -72,16 +72,7 @@ class GuideNet:
         """A guide from a loaded checkpoint; :class:`agents.checkpoint.CheckpointError` naming
         ``path`` if it has no critic or one that does not see the full state."""
         policy = checkpoint.policy_from(ckpt, path)  # validates the whole checkpoint first
-        if not isinstance(ckpt.get("critic"), dict):
-            raise checkpoint.CheckpointError(f"checkpoint {path} has no critic: a guide network needs one "
-                                             "(train with a critic, config full_critic: true)")
-        config = ckpt["config"]
-        if config.get("full_critic", True) is False:
-            raise checkpoint.CheckpointError(f"checkpoint {path}: its critic sees only the observation; a "
-                                             "guide network needs one that sees the full state (full_critic)")
-        critic = ValueNet(FULL_OBS_SIZE, check_hidden(config.get("critic_hidden", checkpoint.DEFAULT_HIDDEN)))
-        critic.load_state_dict(ckpt["critic"])
-        return cls.from_modules(policy, critic)
+        return cls.from_modules(policy, checkpoint.full_critic_from(ckpt, path))
 
     def policy_logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked logits, shape (N, N_ACTIONS), for observations of shape (N, OBS_SIZE)."""

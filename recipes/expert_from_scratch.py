@@ -1,29 +1,38 @@
-"""The recipe of the network trained from scratch by self-play with search, as commands that run.
+"""The recipe of the network trained from scratch, in two phases, as commands that run.
 
 Usage::
 
     python recipes/expert_from_scratch.py --dry-run     # print the commands, run nothing
-    python recipes/expert_from_scratch.py               # run them all, in order (CPU-days: see below)
-    python recipes/expert_from_scratch.py --from 2      # go on from step 2 after a stop
+    python recipes/expert_from_scratch.py               # run them all, in order (CPU-hours)
+    python recipes/expert_from_scratch.py               # again after a stop: goes on where it stopped
+    python recipes/expert_from_scratch.py --selfplay-steps 5000000 --to 3   # a shorter phase 1, no arena
     python recipes/expert_from_scratch.py --runs DIR --out FILE
 
-No teacher, no network to start from, no hand-written player to imitate: the
-guided search plays itself with the current network, and the network learns
-its move distributions and the deals' results (docs/training.md, "Self-play
-with search"). The steps:
+No teacher, no network from elsewhere, no hand-written player to imitate
+(docs/training.md, "Self-play with search"). The steps:
 
-1. **Train** ``configs/expert_long.yaml``: generation on Ray (``workers: 8``
-   CPUs on this machine; add ``ray_address=HOST:PORT`` to the command for a
-   cluster). Interrupted, the same command with ``--resume`` goes on where
-   ``last.pt`` stands, exactly as the uninterrupted run would.
-2. **Draw** its learning curve (``learning_curve.png`` in the run folder).
-3. **Copy** the network to ``--out``.
-4. **Measure** the network alone (``assist=rules``: no search) against pimc
+1. **Phase 1, PPO self-play** on the batched engine: ``configs/selfplay.yaml``
+   (league of the network, its past snapshots and a few random and
+   heuristic tables, played against, never imitated), stopped at
+   ``--selfplay-steps`` environment steps (``stop_steps``; its
+   ``time_limit`` is switched off so a stopped and resumed phase ends at the
+   same step). It makes a policy and a full-state critic.
+2. **Freeze** phase 1's network as ``selfplay/final.pt``: phase 1 is done once
+   this file exists, and is never run again.
+3. **Phase 2, expert iteration** (``configs/expert_warm.yaml``) from that
+   network (``init``): the guided search plays itself with the current
+   network, the network learns the search's move values and the deals'
+   results. Generation on Ray (``workers: 8`` CPUs on this machine; add
+   ``ray_address=HOST:PORT`` to the command for a cluster).
+4. **Draw** its learning curve (``learning_curve.png`` in the run folder).
+5. **Copy** the network to ``--out``.
+6. **Measure** the network alone (``assist=rules``: no search) against pimc
    on 400 duplicate matches in the arena.
 
-Generation is deterministic given the seed, so a rerun on the same code makes
-the same network on the same machine type (torch's float sums may differ
-between CPU types).
+Run again after a stop, the recipe skips what is done and resumes what was
+under way: a run whose ``last.pt`` exists goes on with ``--resume`` (phase 2
+exactly as the uninterrupted run would; phase 1 with fresh deals from its
+last checkpoint), the arena with ``--resume`` of its results file.
 """
 
 from __future__ import annotations
@@ -33,26 +42,49 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other recipe, when run from anywhere
 
-from shipped_checkpoint import Step, main  # noqa: E402
+from shipped_checkpoint import Step, parser, run_chain  # noqa: E402
 
-CONFIG = "configs/expert_long.yaml"
-NAME = "expert_long"
+SELFPLAY, WARM = "configs/selfplay.yaml", "configs/expert_warm.yaml"
+PHASE1, PHASE2 = "selfplay", "expert_warm"  # the run folders' names
+SELFPLAY_STEPS = 27_000_000  # about 60 minutes of phase 1 at 7,500 steps/s (docs/training.md, Throughput)
+OUT = "expert/expert.pt"
 
 
-def steps(runs: str = "runs", out: str = "runs/expert/expert.pt") -> list[Step]:
+def steps(runs: str = "runs", out: str = f"runs/{OUT}", selfplay_steps: int = SELFPLAY_STEPS,
+          selfplay_config: str = SELFPLAY, expert_config: str = WARM) -> list[Step]:
     """Every step of the recipe, in order."""
-    folder = f"{runs}/{NAME}"
-    last, curve = f"{folder}/last.pt", f"{folder}/learning_curve.png"
+    p1, p2 = f"{runs}/{PHASE1}", f"{runs}/{PHASE2}"
+    p1_last, frozen = f"{p1}/last.pt", f"{p1}/final.pt"
+    last, curve, results = f"{p2}/last.pt", f"{p2}/learning_curve.png", f"{p2}/vs_pimc.jsonl"
     bot = f"ppo:{out},assist=rules"
     return [
-        Step(("python", "train.py", "--config", CONFIG, f"name={NAME}", f"run_dir={runs}"), outputs=(last,)),
-        Step(("python", "-m", "training.curve", folder), inputs=(last,), outputs=(curve,)),
+        Step(("python", "train.py", "--config", selfplay_config, f"name={PHASE1}", f"run_dir={runs}",
+              "time_limit=0", f"stop_steps={selfplay_steps}"), outputs=(p1_last,), done=(frozen,),
+             resume=p1_last),
+        Step(copy=(p1_last, frozen), inputs=(p1_last,), outputs=(frozen,), done=(frozen,)),
+        Step(("python", "train.py", "--config", expert_config, f"name={PHASE2}", f"run_dir={runs}",
+              f"init={frozen}"), inputs=(frozen,), outputs=(last,), resume=last),
+        Step(("python", "-m", "training.curve", p2), inputs=(last,), outputs=(curve,)),
         Step(copy=(last, out), inputs=(last,), outputs=(out,)),
         Step(("python", "-m", "agents.cli", "arena", bot, "pimc", "--games", "400", "--workers", "2",
-              "--seed", "1", "--results", f"{folder}/vs_pimc.jsonl"), inputs=(out,),
-             outputs=(f"{folder}/vs_pimc.jsonl",)),
+              "--seed", "1", "--results", results), inputs=(out,), outputs=(results,), resume=results),
     ]
 
 
+def main(argv: list[str] | None = None) -> int:
+    p = parser(__doc__, OUT)
+    p.add_argument("--selfplay-steps", type=int, default=SELFPLAY_STEPS, metavar="N",
+                   help=f"environment steps of phase 1 (default {SELFPLAY_STEPS:,})")
+    p.add_argument("--selfplay-config", default=SELFPLAY, metavar="YAML",
+                   help=f"phase 1 (default {SELFPLAY})")
+    p.add_argument("--expert-config", default=WARM, metavar="YAML", help=f"phase 2 (default {WARM})")
+    args = p.parse_args(argv)
+    if args.selfplay_steps < 1:
+        p.error(f"--selfplay-steps must be at least 1, got {args.selfplay_steps}")
+    chain = steps(args.runs, args.out or f"{args.runs}/{OUT}", args.selfplay_steps, args.selfplay_config,
+                  args.expert_config)
+    return run_chain(chain, args, p)
+
+
 if __name__ == "__main__":
-    sys.exit(main(None, steps, __doc__, "expert/expert.pt"))
+    sys.exit(main())

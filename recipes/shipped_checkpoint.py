@@ -54,12 +54,24 @@ QUIET = ("eval_every=0", "progress=false")  # no evaluation between the ends of 
 @dataclass(frozen=True)
 class Step:
     """One command (``argv``, run from the repository root) or, with ``copy``, a file
-    copied to a new run folder; ``inputs`` must exist before it runs, ``outputs`` after."""
+    copied to a new run folder; ``inputs`` must exist before it runs, ``outputs`` after.
+    A recipe that can be run again where it stopped also says when a step is ``done``
+    (all these files exist: it is skipped) and which file, once there, makes its command
+    go on with ``--resume`` (``resume``: a run's ``last.pt``, an arena's results file)."""
 
     argv: tuple[str, ...] = ()
     copy: tuple[str, str] | None = None
     inputs: tuple[str, ...] = ()
     outputs: tuple[str, ...] = ()
+    done: tuple[str, ...] = ()
+    resume: str = ""
+
+    def is_done(self) -> bool:
+        return bool(self.done) and all((ROOT / p).exists() for p in self.done)
+
+    def command(self) -> tuple[str, ...]:
+        """``argv``, with ``--resume`` if the ``resume`` file exists now."""
+        return self.argv + (("--resume",) if self.resume and (ROOT / self.resume).exists() else ())
 
     def shell(self) -> str:
         """The step as a shell command line."""
@@ -67,7 +79,7 @@ class Step:
             src, dst = self.copy
             folder = shlex.quote(str(Path(dst).parent))
             return f"mkdir -p {folder} && cp {shlex.quote(src)} {shlex.quote(dst)}"
-        return shlex.join(self.argv)
+        return shlex.join(self.command())
 
     def run(self) -> None:
         """Do the step from the repository root; a failed command raises."""
@@ -76,7 +88,7 @@ class Step:
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dst)
             return
-        subprocess.run([sys.executable, *self.argv[1:]], cwd=ROOT, check=True)
+        subprocess.run([sys.executable, *self.command()[1:]], cwd=ROOT, check=True)
 
 
 def train(runs: str, name: str, *overrides: str, resume_from: str | None = None) -> list[Step]:
@@ -133,25 +145,49 @@ def steps(runs: str = "runs", out: str = "runs/shipped/ppo_default.pt") -> list[
     ]
 
 
-def main(argv: list[str] | None = None, recipe: Callable[[str, str], list[Step]] = steps,
-         doc: str | None = __doc__, out: str = "shipped/ppo_default.pt") -> int:
-    """Print or run ``recipe(runs, out)``'s steps (the other recipes' command line too)."""
+def parser(doc: str | None, out: str) -> argparse.ArgumentParser:
+    """The recipes' command line (a recipe may add its own options)."""
     p = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     p.add_argument("--from", dest="first", type=int, default=1, metavar="STEP",
                    help="start at this step (1-based), after the earlier ones have run")
+    p.add_argument("--to", dest="last", type=int, default=0, metavar="STEP",
+                   help="stop after this step (default: the last)")
     p.add_argument("--runs", default="runs", help="folder of the run folders and files (default runs)")
     p.add_argument("--out", default=None, help=f"the network made (default RUNS/{out})")
-    args = p.parse_args(argv)
-    chain = recipe(args.runs, args.out or f"{args.runs}/{out}")
+    return p
+
+
+def run_chain(chain: list[Step], args: argparse.Namespace, p: argparse.ArgumentParser) -> int:
+    """Print (``--dry-run``) or run the steps ``--from`` .. ``--to``; a step that is done is skipped."""
+    last = args.last or len(chain)
     if not 1 <= args.first <= len(chain):
         p.error(f"--from must be a step from 1 to {len(chain)}, got {args.first}")
-    for i, step in enumerate(chain[args.first - 1:], start=args.first):
+    if not args.first <= last <= len(chain):
+        p.error(f"--to must be a step from --from ({args.first}) to {len(chain)}, got {last}")
+    for i, step in enumerate(chain[args.first - 1:last], start=args.first):
+        if step.is_done():
+            print(f"# step {i}/{len(chain)}: done ({', '.join(step.done)} exists)", flush=True)
+            continue
         print(f"# step {i}/{len(chain)}\n{step.shell()}", flush=True)
-        if not args.dry_run:
+        if args.dry_run:
+            continue
+        try:
             step.run()
+        except subprocess.CalledProcessError as e:
+            print(f"error: step {i} failed (exit status {e.returncode}); run the recipe again to go on "
+                  f"from it once fixed", file=sys.stderr)
+            return 1
     return 0
+
+
+def main(argv: list[str] | None = None, recipe: Callable[[str, str], list[Step]] = steps,
+         doc: str | None = __doc__, out: str = "shipped/ppo_default.pt") -> int:
+    """Print or run ``recipe(runs, out)``'s steps."""
+    p = parser(doc, out)
+    args = p.parse_args(argv)
+    return run_chain(recipe(args.runs, args.out or f"{args.runs}/{out}"), args, p)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "configs" / "default.yaml"
 
 
-@pytest.mark.parametrize("name", ["expert", "expert_long"])
+@pytest.mark.parametrize("name", ["expert", "expert_long", "expert_warm"])
 def test_the_shipped_configs_load(name):
     cfg = load_config(ROOT / "configs" / f"{name}.yaml", ExpertConfig)
     assert cfg.algorithm == "expert" and cfg.name == name
@@ -36,6 +36,9 @@ def test_the_shipped_configs_load(name):
     ({"eval_pimc_spec": "nosuchbot"}, "'eval_pimc_spec' must be an agent spec"),
     ({"eval_assist": "full"}, "'eval_assist' must be one of"),
     ({7: 1}, "unknown config key '7'"),
+    ({"init": "a\0b"}, "'init' must be '' or a file path"),
+    ({"init": 3}, "'init' must be str"),
+    ({"value_positions": -1}, "'value_positions' must be >= 0"),
 ])
 def test_bad_keys_and_values_are_named(data, named):
     with pytest.raises(ConfigError, match=named):

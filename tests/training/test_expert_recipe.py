@@ -1,5 +1,6 @@
 """recipes/expert_from_scratch.py: its dry run prints commands the tools accept, each input made by
-an earlier step, the training command one that train.py hands to the expert loop."""
+an earlier step; both phases run end to end on tiny configs, and a second run goes on where the
+first stopped (phase 1 done is not redone, a started run is resumed)."""
 
 from __future__ import annotations
 
@@ -9,29 +10,49 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+import yaml
+
+from agents import checkpoint
 from agents.cli import build_parser
-from training.config import parse_command_line
+from training.config import Config, parse_command_line
 from training.expert.config import ExpertConfig, requested
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ROOT / "recipes" / "expert_from_scratch.py"
+DEFAULT = ROOT / "configs" / "default.yaml"
+
+
+def recipe(*args: str) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run([sys.executable, str(RECIPE), *args], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out
+
+
+def commands(stdout: str) -> list[list[str]]:
+    return [shlex.split(line) for line in stdout.splitlines() if not line.startswith("# step")]
 
 
 def test_the_dry_run_prints_commands_the_tools_accept(monkeypatch):
     monkeypatch.chdir(ROOT)
-    out = subprocess.run([sys.executable, str(RECIPE), "--dry-run"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=60)
-    assert out.returncode == 0, out.stderr
-    lines = [shlex.split(line) for line in out.stdout.splitlines() if not line.startswith("# step")]
-    train, curve, copy, arena = lines
-    assert train[:2] == ["python", "train.py"] and requested(train[2:], ROOT / "configs" / "default.yaml")
-    cfg = parse_command_line(train[2:], ROOT / "configs" / "default.yaml", ExpertConfig).config
-    assert cfg.name == "expert_long" and cfg.run_dir == "runs" and cfg.backend == "ray"
-    assert curve == ["python", "-m", "training.curve", "runs/expert_long"]
-    assert copy[:2] == ["mkdir", "-p"] and copy[-2:] == ["runs/expert_long/last.pt", "runs/expert/expert.pt"]
+    selfplay, freeze, warm, curve, copy, arena = commands(recipe("--dry-run", "--runs", "R").stdout)
+    assert selfplay[:2] == ["python", "train.py"] and not requested(selfplay[2:], DEFAULT)
+    ppo: Config = parse_command_line(selfplay[2:], DEFAULT).config
+    assert (ppo.name, ppo.run_dir, ppo.engine, ppo.teacher, ppo.assist) == ("selfplay", "R", "batched", "",
+                                                                            "none")
+    assert ppo.stop_steps == 27_000_000 and ppo.time_limit == 0
+    assert freeze[:2] == ["mkdir", "-p"] and freeze[-2:] == ["R/selfplay/last.pt", "R/selfplay/final.pt"]
+    assert warm[:2] == ["python", "train.py"] and requested(warm[2:], DEFAULT)
+    cfg = parse_command_line(warm[2:], DEFAULT, ExpertConfig).config
+    assert (cfg.name, cfg.run_dir, cfg.init) == ("expert_warm", "R", "R/selfplay/final.pt")
+    assert (cfg.hidden, cfg.critic_hidden) == (ppo.hidden, ppo.critic_hidden)  # init needs the same layers
+    assert curve == ["python", "-m", "training.curve", "R/expert_warm"]
+    assert copy[-2:] == ["R/expert_warm/last.pt", "R/expert/expert.pt"]
     assert arena[:4] == ["python", "-m", "agents.cli", "arena"]
     args = build_parser().parse_args(arena[3:])
-    assert args.games == 400 and args.bots == ["ppo:runs/expert/expert.pt,assist=rules", "pimc"]
+    assert args.games == 400 and args.bots == ["ppo:R/expert/expert.pt,assist=rules", "pimc"]
+    assert not args.resume
 
 
 def test_each_step_uses_only_what_an_earlier_step_made(monkeypatch):
@@ -42,3 +63,40 @@ def test_each_step_uses_only_what_an_earlier_step_made(monkeypatch):
         assert set(step.inputs) <= made, step.shell()
         made |= set(step.outputs)
     assert "R/out.pt" in made
+
+
+def tiny(tmp_path: Path, name: str, **keys) -> str:
+    """configs/<name>.yaml with its sizes shrunk to seconds of work."""
+    data = yaml.safe_load((ROOT / "configs" / f"{name}.yaml").read_text())
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump({**data, "hidden": [16], "critic_hidden": [16], "progress": False,
+                                    "tensorboard": False, **keys}))
+    return str(path)
+
+
+@pytest.mark.slow  # three runs of the recipe: PPO, expert iteration, the curve (about 25 s)
+def test_both_phases_run_and_a_second_run_goes_on_where_the_first_stopped(tmp_path):
+    runs = tmp_path / "runs"
+    flags = ["--runs", str(runs), "--selfplay-steps", "512",
+             "--selfplay-config", tiny(tmp_path, "selfplay", num_envs=16, rollout_steps=16, total_steps=4096,
+                                       eval_random_games=0, eval_heuristic_games=0),
+             "--expert-config", tiny(tmp_path, "expert_warm", deals=2, chunk=1, worlds=1, iterations=1,
+                                     batch_size=8, backend="local", value_positions=3, eval_heuristic_games=2,
+                                     eval_pimc_games=0)]
+    recipe(*flags, "--to", "1")  # phase 1 only: as if the recipe had stopped after it
+    phase1 = checkpoint.load(runs / "selfplay" / "last.pt", resumable=True)
+    assert phase1["global_step"] >= 512 and not (runs / "selfplay" / "final.pt").exists()
+    out = recipe(*flags, "--to", "5").stdout
+    assert "--resume" in commands(out)[0]  # phase 1 resumed, at its end already: nothing trained
+    again = checkpoint.load(runs / "selfplay" / "last.pt", resumable=True)
+    assert again["global_step"] == phase1["global_step"]
+    final = runs / "selfplay" / "final.pt"
+    warm = checkpoint.load(runs / "expert_warm" / "last.pt", resumable=True)
+    assert warm["update"] == 1 and warm["config"]["init"] == str(final)
+    assert warm["started_from"]["path"] == str(final) and warm["started_from"]["algorithm"] == "ppo"
+    assert warm["started_from"]["global_step"] == phase1["global_step"]
+    assert (runs / "expert_warm" / "learning_curve.png").is_file()
+    assert (runs / "expert" / "expert.pt").is_file()
+    out = recipe(*flags, "--dry-run").stdout
+    assert "# step 1/6: done" in out and "# step 2/6: done" in out
+    assert commands(out)[0][-1] == "--resume"  # phase 2 goes on from its last.pt

@@ -52,8 +52,10 @@ def test_generation_is_deterministic_and_chunking_changes_nothing():
     settings = Settings(11, 1, 3, 0.2)
     whole = generate_chunk(WEIGHTS, settings, 0, 5, UniformPlayer())
     parts = LocalGenerator(UniformPlayer()).generate(WEIGHTS, settings, 5, 2, lambda n: None)[0]
-    for name in ("obs", "masks", "policy", "full", "value"):
+    for name in ("obs", "masks", "policy", "full", "value", "deal"):
         assert np.array_equal(getattr(whole, name), getattr(parts, name))
+    assert sorted(set(whole.deal.tolist())) == [0, 1, 2, 3, 4]  # each row names its deal
+    assert (np.diff(whole.deal) >= 0).all()
     other = generate_chunk(WEIGHTS, Settings(12, 1, 3, 0.2), 0, 5, UniformPlayer())
     assert len(other) != len(whole) or not np.array_equal(other.obs, whole.obs)
     assert chunks(5, 2) == [(0, 2), (2, 2), (4, 1)]
@@ -77,6 +79,12 @@ def test_sample_files_round_trip_and_damaged_ones_are_named(tmp_path):
     bad = Samples(**{**samples.__dict__, "value": samples.value * 10})
     bad.save(path)
     with pytest.raises(SampleError, match="s.npz.*outside"):
+        Samples.load(path)
+    Samples(**{**samples.__dict__, "deal": samples.deal - 1}).save(path)
+    with pytest.raises(SampleError, match="s.npz.*deal index is negative"):
+        Samples.load(path)
+    Samples(**{**samples.__dict__, "deal": samples.deal.astype(np.int64)}).save(path)
+    with pytest.raises(SampleError, match="s.npz.*'deal' is not int32"):
         Samples.load(path)
     path.write_bytes(b"not a zip")
     with pytest.raises(SampleError, match="s.npz cannot be read"):

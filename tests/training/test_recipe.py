@@ -69,3 +69,7 @@ def test_from_and_other_folders() -> None:
     out = subprocess.run([sys.executable, str(RECIPE), "--dry-run", "--from", "22"], capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 2 and "--from must be a step from 1 to 21" in out.stderr
+    assert dry_run("--from", "17", "--to", "18", "--runs", "elsewhere", "--out", "x.pt") == lines[:2]
+    out = subprocess.run([sys.executable, str(RECIPE), "--dry-run", "--from", "5", "--to", "4"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "--to must be a step from --from (5) to 21, got 4" in out.stderr

@@ -1,6 +1,6 @@
 """The expert-iteration run's configuration: its own small schema, read and checked like PPO's.
 
-``configs/expert.yaml`` and ``configs/expert_long.yaml`` set these keys (and
+``configs/expert.yaml``, ``configs/expert_long.yaml`` and ``configs/expert_warm.yaml`` set these keys (and
 ``algorithm: expert``, which is how ``train.py`` tells them from PPO
 configs); the command line overrides them (``iterations=20``). Files,
 overrides, types and values are read and checked by :mod:`training.config`
@@ -49,6 +49,12 @@ def address(key: str, value: str) -> None:
                           f"got {value[:80]!r}")
 
 
+def checkpoint_path(key: str, value: str) -> None:
+    """'' or the path of a checkpoint file (its contents are checked when it is read)."""
+    if "\0" in value or len(value) > 4096:
+        raise ConfigError(f"config key {key!r} must be '' or a file path, got {value[:80]!r}")
+
+
 @dataclass
 class ExpertConfig:
     """Every knob of an expert-iteration run; configs/expert*.yaml set these keys."""
@@ -82,12 +88,19 @@ class ExpertConfig:
     ray_address: str = knob("", "backend 'ray': the address of a running Ray cluster to join "
                             "('HOST:PORT', 'ray://HOST:PORT' or 'auto'); '': start a local one", address)
     # --- the networks and the learner
+    init: str = knob("", "a checkpoint to start the networks from (a PPO run's with a full-state critic, or "
+                     "an expert run's; its hidden and critic_hidden must equal this config's); the optimizer "
+                     "starts fresh; --resume ignores it (the run's own last.pt wins); '': random weights",
+                     checkpoint_path)
     hidden: list[int] = knob([256, 256], "policy MLP hidden sizes", sizes)
     critic_hidden: list[int] = knob([256, 256], "value MLP hidden sizes (input: the full state)", sizes)
     learning_rate: float = knob(1e-3, "Adam step size", above(0))
     epochs: int = knob(2, "passes over the replay window per iteration", AT_LEAST_1)
     batch_size: int = knob(256, "samples per minibatch", AT_LEAST_1)
     value_coef: float = knob(1.0, "weight of the value loss (MSE to the deal's game points)", AT_LEAST_0)
+    value_positions: int = knob(0, "at most this many positions of each deal enter the value loss (a "
+                                "fixed subset drawn from the seed; a deal's positions share one result); "
+                                "0: all", AT_LEAST_0)
     replay: int = knob(4, "iterations whose samples the learner trains on (the replay window)", AT_LEAST_1)
     max_grad_norm: float = knob(1.0, "gradient norm clipping", above(0))
     torch_threads: int = knob(1, "torch.set_num_threads for the learner", AT_LEAST_1)

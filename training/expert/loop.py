@@ -5,6 +5,11 @@ Usage::
     python train.py --config configs/expert.yaml            # or: python -m training.expert --config ...
     python train.py --config configs/expert.yaml iterations=40 name=e2 backend=ray workers=4
     python train.py --config configs/expert.yaml --resume   # continue runs/<name>/last.pt
+    python train.py --config configs/expert_warm.yaml init=runs/selfplay/last.pt   # start from a network
+
+A new run starts from random weights, or with ``init`` from a checkpoint's
+networks (:mod:`training.expert.warm`; a resumed run ignores ``init``: its
+own ``last.pt`` wins).
 
 One iteration ``i``:
 
@@ -32,6 +37,7 @@ from __future__ import annotations
 # isort: off
 import training.threads  # noqa: F401 - first: torch's threads must not spin (training/threads.py)
 # isort: on
+import dataclasses
 import shlex
 import signal
 import sys
@@ -56,6 +62,7 @@ from .config import ARCHITECTURE, ExpertConfig, from_checkpoint_config
 from .generation import Generator, LocalGenerator
 from .learner import Learner, Replay
 from .selfplay import GUIDED, Player, SampleError, Samples, Settings
+from .warm import RECORD, Init, load_init, saved_record
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "expert.yaml"
 SAMPLES = "samples"  # the run folder's folder of per-iteration sample files
@@ -73,6 +80,7 @@ class ExpertRun:
     deals: int = 0  # deals played in all: the log's step
     cpu_s: float = 0.0  # CPU seconds of all invocations so far (this process and Ray's tasks)
     resumed: bool = False
+    started_from: dict[str, Any] | None = None  # the init checkpoint's record (warm.RECORD); None: random
     final: dict[str, PairingStats] = field(default_factory=dict)  # the last evaluation
 
 
@@ -98,16 +106,22 @@ def resume_from(path: Path, overrides: dict[str, Any]) -> tuple[dict[str, Any], 
             raise ConfigError(f"--resume: {path} holds networks with {key}={getattr(saved, key)}; a "
                               f"resumed run keeps its networks, so {key}={getattr(cfg, key)} needs a new run "
                               "(name=...)")
-    return ckpt, cfg
+    return ckpt, dataclasses.replace(cfg, init=saved.init)  # where it started is the run's, not the command's
 
 
-def start(cfg: ExpertConfig, folder: Path, ckpt: dict[str, Any] | None) -> ExpertRun:
-    """A new run's networks, or those of ``ckpt`` with its counters and replay window."""
+def start(cfg: ExpertConfig, folder: Path, ckpt: dict[str, Any] | None,
+          init: Init | None = None) -> ExpertRun:
+    """A new run's networks (random, or ``init``'s), or those of ``ckpt`` with its counters and
+    replay window."""
     torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)
     run = ExpertRun(cfg, folder, Learner(cfg), Replay(cfg.replay))
     if ckpt is None:
+        if init is not None:
+            run.learner.adopt(init.policy, init.critic)
+            run.started_from = init.record
         return run
+    run.started_from = saved_record(ckpt)
     try:
         run.learner.load(ckpt)
         checkpoint.check_optimizer(run.learner.optimizer)
@@ -134,6 +148,8 @@ def save(run: ExpertRun, path: Path) -> None:
     entries = {"critic": run.learner.critic.state_dict(), "optimizer": run.learner.optimizer.state_dict(),
                "snapshots": [], "rng": rng, "global_step": run.deals, "update": run.iteration, "best": -1.0,
                "cpu_seconds": float(run.cpu_s)}
+    if run.started_from is not None:
+        entries[RECORD] = run.started_from
     checkpoint.save_atomic(checkpoint.build(run.cfg.checkpoint_config(), run.learner.policy, **entries), path)
 
 
@@ -153,10 +169,11 @@ def train(cfg: ExpertConfig, resume: bool = False, overrides: dict[str, Any] | N
     player = GUIDED if player is None else player
     folder = Path(cfg.run_dir) / cfg.name
     ckpt, cfg = resume_from(folder / "last.pt", overrides or {}) if resume else (None, cfg)
+    init = load_init(cfg) if ckpt is None and cfg.init else None
     preflight(cfg, player)
     # Ray joined before the folder is claimed: a cluster that cannot be joined leaves nothing behind
     with generator(cfg, player) as gen, run_folder.claim(folder, resume, "iterations=N"):
-        run = start(cfg, folder, ckpt)
+        run = start(cfg, folder, ckpt, init)
         if not run.resumed:
             save(run, folder / "last.pt")  # resumable from its first moment
         run_folder.write_config(folder, run.cfg.checkpoint_config())
@@ -209,7 +226,8 @@ def iterate(run: ExpertRun, gen: Generator, logger: Logger) -> None:
         generate_s = time.perf_counter() - t0
         run.replay.add(i, samples)
         t1 = time.perf_counter()
-        losses = run.learner.train(run.replay.data(), derive_seed(cfg.seed, "learn", i))
+        losses = run.learner.train(run.replay.data(), derive_seed(cfg.seed, "learn", i),
+                                   run.replay.value_rows(cfg.value_positions, cfg.seed))
         learn_s = time.perf_counter() - t1
         bad = checkpoint.nonfinite({"policy": run.learner.policy.state_dict(),
                                     "critic": run.learner.critic.state_dict()})
@@ -319,7 +337,8 @@ def main(argv: list[str] | None = None) -> int:
         with sigterm_stops():
             command = parse_command_line(args, DEFAULT_CONFIG, ExpertConfig)
             run = train(command.config, resume=command.resume, overrides=command.overrides)
-    except (ConfigError, SampleError, checkpoint.NonFiniteWeightsError, OSError) as e:
+    except (ConfigError, SampleError, checkpoint.CheckpointError, checkpoint.NonFiniteWeightsError,
+            OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:

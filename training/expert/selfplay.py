@@ -8,8 +8,9 @@ every decision with more than one legal move (obvious ones included: their
 target is the move the rules play) the sample is: the observation
 (:func:`~sixtysix_env.observation.encode`), the legal mask, the policy target,
 the full state for the value network
-(:func:`~sixtysix_env.observation.encode_full`) and, once the deal ends, its
-game points for that player (the value target). The policy target is
+(:func:`~sixtysix_env.observation.encode_full`), the deal's index (the
+learner's ``value_positions`` subset is per deal) and, once the deal ends,
+its game points for that player (the value target). The policy target is
 ``softmax(value / target_temp)`` of the search's weighted mean values of the
 legal moves (:meth:`agents.search.guided.SearchResult.value_policy`): the
 values alone, never the network's prior, which would only feed the policy its
@@ -114,6 +115,7 @@ class Samples:
     policy: np.ndarray  # (n, 32) float32: the search's policy, sums to 1 over the legal moves
     full: np.ndarray  # (n, FULL_OBS_SIZE) float32: encode_full(state, player)
     value: np.ndarray  # (n,) float32: the deal's game points for the player (-3..3)
+    deal: np.ndarray  # (n,) int32: the deal's index in its iteration (rows of a deal share one result)
 
     def __len__(self) -> int:
         return len(self.value)
@@ -126,12 +128,13 @@ class Samples:
     def concat(cls, parts: Sequence[Samples]) -> Samples:
         """The rows of ``parts`` in order."""
         shapes = {"obs": (OBS_SIZE,), "masks": (N_ACTIONS,), "policy": (N_ACTIONS,), "full": (FULL_OBS_SIZE,),
-                  "value": ()}
+                  "value": (), "deal": ()}
+        dtypes = {"masks": np.bool_, "deal": np.int32}
         out = {}
         for f in fields(cls):
             arrays = [getattr(p, f.name) for p in parts]
             out[f.name] = (np.concatenate(arrays) if arrays else
-                           np.zeros((0, *shapes[f.name]), bool if f.name == "masks" else np.float32))
+                           np.zeros((0, *shapes[f.name]), dtypes.get(f.name, np.float32)))
         return cls(**out)
 
     def save(self, path: Path) -> None:
@@ -158,13 +161,15 @@ class Samples:
         n = len(self.value)
         want = {"obs": ((n, OBS_SIZE), np.float32), "masks": ((n, N_ACTIONS), np.bool_),
                 "policy": ((n, N_ACTIONS), np.float32), "full": ((n, FULL_OBS_SIZE), np.float32),
-                "value": ((n,), np.float32)}
+                "value": ((n,), np.float32), "deal": ((n,), np.int32)}
         for name, (shape, dtype) in want.items():
             a = getattr(self, name)
             if not isinstance(a, np.ndarray) or a.shape != shape or a.dtype != dtype:
                 raise SampleError(f"{where}: {name!r} is not {dtype.__name__} of shape {shape}")
-            if a.dtype != np.bool_ and not np.isfinite(a).all():
+            if a.dtype == np.float32 and not np.isfinite(a).all():
                 raise SampleError(f"{where}: {name!r} holds NaN or infinite values")
+        if n and (self.deal < 0).any():
+            raise SampleError(f"{where}: a deal index is negative")
         if n and (np.abs(self.value) > 3).any():
             raise SampleError(f"{where}: a value target is outside -3..3 game points")
         if n and ((self.policy < 0).any() or (self.policy[~self.masks] != 0).any()
@@ -221,7 +226,8 @@ def play_deal(net: Any, settings: Settings, index: int, player: Player = GUIDED)
         return Samples.empty()
     return Samples(obs=np.stack([r[1] for r in rows]), masks=np.stack([r[2] for r in rows]),
                    policy=np.stack([r[3] for r in rows]), full=np.stack([r[4] for r in rows]),
-                   value=np.array([deal_value(state, r[0]) for r in rows], np.float32))
+                   value=np.array([deal_value(state, r[0]) for r in rows], np.float32),
+                   deal=np.full(len(rows), index, np.int32))
 
 
 def generate_chunk(weights: Weights, settings: Settings, first: int, count: int,
