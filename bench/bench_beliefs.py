@@ -13,13 +13,15 @@ worlds (one seed per decision) and weight them:
 - ``all``: leads, follows of the bot's leads and closes (the bot's default).
 
 Each observer is then told the move the actor played (its follow evidence
-needs the lead). At the decisions with the talon open the weighted
+needs the lead). At each of those decisions the weighted
 frequency ``m_c`` of each unseen card in the opponent's hand is scored
 against the truth: ``p_true``, the mean of ``m_c`` over the opponent's true
 unknown cards, and ``logloss``, the binary cross-entropy per candidate card
 (unseen and not known void; ``m_c`` smoothed as ``(W m_c + 0.5) / (W + 1)``).
 Differences from ``uniform`` are paired by decision; their intervals are
-95% over deals. No search values are computed: only the beliefs.
+95% over deals. Reported apart for the talon open and closed (where a
+close by the opponent is evidence). No search values are computed: only
+the beliefs.
 
     .venv/bin/python bench/bench_beliefs.py --deals 100 --opponent guided:worlds=16
 """
@@ -73,7 +75,7 @@ class Measure:
     """The hook of one deal: the observers read the actor's views and score their worlds."""
 
     def __init__(self, args: argparse.Namespace, obs: dict[str, GuidedSearch], deal_no: int,
-                 out: dict[str, list[list[tuple[float, float]]]], counts: dict[str, int]) -> None:
+                 out: dict[str, list[list[tuple[bool, float, float]]]], counts: dict[str, int]) -> None:
         self.args, self.obs, self.deal_no, self.out, self.counts = args, obs, deal_no, out, counts
         self.seat = deal_no % 2
         self.actor = make_agent(args.actor, seed=args.seed * 1000 + 2 * deal_no)
@@ -88,6 +90,7 @@ class Measure:
             return None
         self.step += 1
         searched = obvious_action(v) is None and v.stock > 0
+        scored = searched and state.hands[1 - v.player] & ~v.opp_known != 0  # cards to guess
         wseed = random.Random(f"{self.args.seed}/{self.deal_no}/{self.step}").getrandbits(64)
         kept = {}
         for c, o in self.obs.items():
@@ -104,18 +107,18 @@ class Measure:
             kept[c] = (worlds, [] if lik is None else [lik])
             if c == "all":
                 self.counts["leads"] += lik is not None
-            if v.talon_open:
-                self.out[c][-1].append(score(state, v, worlds, weights))
-        self.counts["decisions"] += searched and v.talon_open
+            if scored:
+                self.out[c][-1].append((v.talon_open, *score(state, v, worlds, weights)))
+        self.counts["decisions"] += scored
         a = decide(self.actor, v, state)
         for c, (worlds, liks) in kept.items():
             self.obs[c].remember(v, worlds, liks, a)
         return a
 
 
-def run(args: argparse.Namespace) -> dict[str, list[list[tuple[float, float]]]]:
+def run(args: argparse.Namespace) -> dict[str, list[list[tuple[bool, float, float]]]]:
     obs = observers()
-    out: dict[str, list[list[tuple[float, float]]]] = {c: [] for c in CONFIGS}
+    out: dict[str, list[list[tuple[bool, float, float]]]] = {c: [] for c in CONFIGS}
     counts = {"decisions": 0, "leads": 0, "follows": 0, "closes": 0}
     rng = random.Random(args.seed)
     for i in range(args.deals):
@@ -133,22 +136,27 @@ def interval(per_deal: list[float]) -> str:
     return f"{mean:+.4f} [{mean - half:+.4f}, {mean + half:+.4f}]"
 
 
-def report(out: dict[str, list[list[tuple[float, float]]]]) -> None:
-    base = out["uniform"]
+def report(out: dict[str, list[list[tuple[bool, float, float]]]], talon_open: bool) -> None:
+    sub = {c: [[x[1:] for x in d if x[0] == talon_open] for d in out[c]] for c in CONFIGS}
+    base = sub["uniform"]
     rows = [j for j, d in enumerate(base) if d]
+    phase = "open" if talon_open else "closed"
+    print(f"talon {phase}: {sum(len(d) for d in base)} decisions of {len(rows)} deals")
+    if len(rows) < 2:
+        return
     print(f"{'config':8s} {'p_true':>8s} {'logloss':>8s}   p_true - uniform (95%, deals)"
           "        logloss - uniform")
+
+    def paired(a: str, b: str, k: int) -> str:
+        return interval([statistics.fmean(x[k] - y[k] for x, y in zip(sub[a][j], sub[b][j], strict=True))
+                         for j in rows])
+
     for c in CONFIGS:
-        flat = [x for d in out[c] for x in d]
+        flat = [x for d in sub[c] for x in d]
         p = statistics.fmean(x[0] for x in flat)
         ll = statistics.fmean(x[1] for x in flat)
-        dp = [statistics.fmean(x[0] - y[0] for x, y in zip(out[c][j], base[j], strict=True)) for j in rows]
-        dl = [statistics.fmean(x[1] - y[1] for x, y in zip(out[c][j], base[j], strict=True)) for j in rows]
-        print(f"{c:8s} {p:8.4f} {ll:8.4f}   {interval(dp):32s} {interval(dl)}")
-    leads, full = out["leads"], out["all"]
-    dp = [statistics.fmean(x[0] - y[0] for x, y in zip(full[j], leads[j], strict=True)) for j in rows]
-    dl = [statistics.fmean(x[1] - y[1] for x, y in zip(full[j], leads[j], strict=True)) for j in rows]
-    print(f"all - leads: p_true {interval(dp)}, logloss {interval(dl)}")
+        print(f"{c:8s} {p:8.4f} {ll:8.4f}   {paired(c, 'uniform', 0):32s} {paired(c, 'uniform', 1)}")
+    print(f"all - leads: p_true {paired('all', 'leads', 0)}, logloss {paired('all', 'leads', 1)}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -162,7 +170,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.deals < 2 or args.worlds < 2:
         ap.error("--deals and --worlds must be at least 2")
     t = time.process_time()
-    report(run(args))
+    out = run(args)
+    report(out, True)
+    report(out, False)
     print(f"{args.deals} deals, {time.process_time() - t:.0f} s CPU")
 
 

@@ -14,9 +14,11 @@ true world. Exactly what is used:
 - **The card the opponent just led**, when the bot must follow it (in any
   talon phase) and the opponent showed no marriage in that lead window (a
   marriage forces the lead to its King or Queen: little to learn, and the
-  window would be harder to rebuild). The opponent's decision is rebuilt in
+  window would be harder to rebuild; one shown before a close the bot then
+  answered is in the same window). The opponent's decision is rebuilt in
   each sampled world by taking the lead back: the card returns to its hand,
-  the window to its lead (an exchange made before the lead stays made).
+  the window to its lead (an exchange or a close made before the lead stays
+  made; the close is weighed on its own, next).
 - **The close before that lead**: when the opponent closed the talon since
   the bot's previous view of the deal (the talon open then, or no trick
   played yet), the close is a decision of its own, rebuilt in each world
@@ -35,13 +37,12 @@ true world. Exactly what is used:
   same deal the completed trick (the new cards in the trick piles: the
   bot's lead and one card of the opponent's) names the follow, and each
   kept world in which the opponent could play that card gets the follow's
-  likelihood (one batched forward); worlds where it could not are dropped (it
-  surely could), and the evidence is used only if at least two
-  remain.
+  likelihood (one batched forward); worlds where it could not are dropped
+  (it surely could), and the evidence is used only if at least two remain.
 - **Evidence carried forward** as per-card beliefs: after each lead or
   follow used, the weighted and unweighted frequencies of each unseen card
   in the opponent's hand over the worlds (those searched for a lead, those
-  kept that held the card for a follow) give a per-card likelihood ratio
+  kept where the follow was possible) give a per-card likelihood ratio
   (smoothed by :data:`PSEUDO`, clipped to ``[1/4, 4]``), with the talon
   size when the move was made. At later decisions of the same deal a
   world's weight is multiplied by the product of those ratios over the
@@ -82,7 +83,7 @@ BETA = 0.5  # tempering of the opponent's move likelihood (0: ignore the model, 
 EPS = 0.1  # share of a uniformly random move mixed into the model: no world's weight is ever 0
 PSEUDO = 0.05  # pseudo-frequency smoothing a card's frequency over few worlds
 BELIEF_CLIP = math.log(4.0)  # a carried per-card likelihood ratio lies in [1/4, 4]
-FOLLOW_WORLDS = 256  # searched worlds kept to weigh the opponent's follow of the bot's lead
+FOLLOW_WORLDS = 128  # searched worlds kept to weigh the opponent's follow of the bot's lead (~2.5 ms)
 
 Logits = Callable[[np.ndarray], np.ndarray]
 
