@@ -21,7 +21,9 @@ true world. Exactly what is used:
   made; the close is weighed on its own, next).
 - **The close before that lead**: when the opponent closed the talon since
   the bot's previous view of the deal (the talon open then, or no trick
-  played yet), the close is a decision of its own, rebuilt in each world
+  played yet) and at most one trick was played since that view (a bot that
+  sees only some of its views, as a hint bot, cannot place an older close
+  in its window), the close is a decision of its own, rebuilt in each world
   from the lead's rebuilt state by reopening the talon: the window is its
   lead (the bot holds a full hand: the opponent drew, then closed) or the
   draw after the trick it won (the bot's hand is a card short: it closed
@@ -202,6 +204,8 @@ class Beliefs:
         if deal != self._deal or last_played & ~played or v.stock > last_stock >= 0:
             self.reset()
             self._deal = deal
+            last_played, last_stock = self._last
+        fresh = (played & ~last_played).bit_count()  # cards played since the last view
         opp = 1 - v.player
         new_marriage = v.shown[opp] & ~self.shown | self._marriage
         answering = v.window == CLOSE_RESPONSE and v.to_act == v.player  # the opponent's lead window goes on
@@ -216,10 +220,11 @@ class Beliefs:
         self.pending = None
         answered, self._close = self._close, None
         close = -1  # the window of a close the opponent made since the last view, if usable
-        if v.closed_by == opp and v.stock and was_open and not new_exchange:
-            close = LEAD if v.hand.bit_count() == v.rules.hand_size else DRAW  # drew, or closed instead
-        elif answered is not None and v.exchanged_by == answered[1]:
-            close = answered[0]  # the bot answered the close without exchanging
+        if v.closed_by == opp and v.stock and was_open and not new_exchange and fresh <= 3:
+            short = v.rules.hand_size - v.hand.bit_count()  # 0: the opponent drew, then closed
+            close = LEAD if short == 0 else DRAW if short == 1 else -1
+        elif answered is not None and v.exchanged_by == answered[1] and fresh <= 1:
+            close = answered[0]  # the bot answered the close without exchanging; the closer led
         if close >= 0 and answering:
             self._close = (close, v.exchanged_by)
         self.close_window = -1

@@ -81,6 +81,21 @@ def test_a_close_after_an_exchange_in_the_same_window_is_not_read():
     assert seen[-1][2] == DRAW  # the same deal without the exchange: read
 
 
+def test_a_close_more_than_a_trick_before_the_lead_is_not_read():
+    """A bot shown only some of its views (a hint bot) cannot tell which window an older close was in."""
+    s = fixed_deal(HANDS, TALON, dealer=BOT).play("AS")
+    beliefs = Beliefs()
+    beliefs.observe(view(s, BOT))  # the talon open
+    s.play("9C", "continue", "close", "continue", "TS", "9S", "9H")  # the close, then a whole trick
+    assert s.to_act == BOT and s.window == FOLLOW and s.closed_by == 1
+    assert beliefs.observe(view(s, BOT)) == s.lead_card and beliefs.close_window == -1
+    s = fixed_deal(HANDS, TALON, dealer=BOT).play("AS")
+    beliefs.observe(view(s, BOT))
+    s.play("9C", "continue", "close", "continue", "9H")
+    beliefs.observe(view(s, BOT))
+    assert beliefs.close_window == LEAD  # the views in between unseen, but the close was just made
+
+
 def test_the_closes_likelihood_multiplies_the_leads():
     s, _, _ = scripted(["close", "continue", "9H"], Beliefs())
     lead = s.lead_card
