@@ -27,10 +27,11 @@ true world. Exactly what is used:
   from the lead's rebuilt state by reopening the talon: the window is its
   lead (the bot holds a full hand: the opponent drew, then closed) or the
   draw after the trick it won (the bot's hand is a card short: it closed
-  instead of drawing). The close's likelihood multiplies the lead's. Not
-  used when the opponent also exchanged since the bot's previous view (the
-  exchange may have come first, in the same window) or when the bot
-  exchanged in answer to the close (where the preset lets it).
+  instead of drawing); an exchange the bot made in answer to the close
+  (where the preset lets it) is taken back. The close's likelihood
+  multiplies the lead's. Not used when the opponent also exchanged since
+  the bot's previous view (the exchange may have come first, in the same
+  window).
 - **The card the opponent followed the bot's lead with**, when the bot led
   that card after a search of its worlds (not a move played by rule, not
   once the talon is spent, where the view fixes every card). The searched
@@ -116,15 +117,25 @@ def before_lead(world: State, card: int) -> State:
     return s
 
 
-def before_close(lead: State, window: int) -> State:
+def before_close(lead: State, window: int, face_up: int = -1) -> State:
     """``lead`` (:func:`before_lead`, the talon closed by the player to act) just before that
-    player closed it, in ``window`` (LEAD, or DRAW: the trick it won, nothing drawn yet): a copy."""
+    player closed it, in ``window`` (LEAD, or DRAW: the trick it won, nothing drawn yet): a copy.
+    ``face_up``: the face-up card before the other player exchanged in answer to the close (-1: it
+    did not); the exchange is taken back."""
     s = lead.clone()
     s.closed_by = -1
     s.closer_opp_tricks = 0
     s.window = window
     if window == DRAW:
         s.can_declare = True  # it has just taken a trick
+    if face_up >= 0:
+        other = 1 - s.to_act
+        s.hands[other] ^= (1 << s.trump_card) | (1 << face_up)
+        known = s.known[:]  # replaced, not mutated: clones share it
+        known[other] &= ~(1 << face_up)
+        s.known = known
+        s.trump_card = face_up
+        s.exchanged_by = -1
     return s
 
 
@@ -147,13 +158,14 @@ def move_likelihoods(states: Sequence[State], action: int, logits: Logits, beta:
 
 
 def lead_likelihoods(worlds: Sequence[State], card: int, logits: Logits, beta: float, eps: float,
-                     close_window: int = -1) -> np.ndarray:
+                     close_window: int = -1, face_up: int = -1) -> np.ndarray:
     """Each world's likelihood of the opponent's lead of ``card``, times that of its close in
-    ``close_window`` when not -1 (:attr:`Beliefs.close_window`)."""
+    ``close_window`` when not -1 (:attr:`Beliefs.close_window`, ``face_up``: :func:`before_close`)."""
     leads = [before_lead(w, card) for w in worlds]
     lik = move_likelihoods(leads, card, logits, beta, eps)
     if close_window >= 0:
-        lik = lik * move_likelihoods([before_close(s, close_window) for s in leads], CLOSE, logits, beta, eps)
+        closes = [before_close(s, close_window, face_up) for s in leads]
+        lik = lik * move_likelihoods(closes, CLOSE, logits, beta, eps)
     return lik
 
 
@@ -173,8 +185,8 @@ class Follow:
 class Beliefs:
     """The per-deal record of what the opponent's moves said (see the module docstring)."""
 
-    __slots__ = ("_close", "_deal", "_exchanged", "_last", "_marriage", "_open", "close_window", "entries",
-                 "extended", "follow", "pending", "shown")
+    __slots__ = ("_close", "_deal", "_exchanged", "_last", "_marriage", "_open", "close_face_up",
+                 "close_window", "entries", "extended", "follow", "pending", "shown")
 
     def __init__(self, extended: bool = True) -> None:
         self.extended = extended  # False: the opponent's leads alone (tests, bench/bench_beliefs.py)
@@ -186,11 +198,13 @@ class Beliefs:
         self._last = (0, -1)  # cards played and talon size at the last view
         self._open = True  # the talon was open at the last view
         self._exchanged = False  # the opponent had exchanged at the last view
-        self._close: tuple[int, int] | None = None  # (window, exchanged_by): a close answered last view
+        # A close the bot answered at the last view: its window, exchanged_by and the face-up card then.
+        self._close: tuple[int, int, int] | None = None
         self.shown = 0  # the opponent's marriages at the last view
         self._marriage = 0  # a marriage new at the last view, the bot answering a close in its window
         self.entries: list[tuple[int, np.ndarray]] = []  # (talon size then, per-card log ratios)
         self.close_window = -1  # the window of the opponent's close before the lead returned, or -1
+        self.close_face_up = -1  # the face-up card before the bot exchanged in answer to it, or -1
         self.pending: Follow | None = None  # the bot's searched lead, until the next view
         self.follow: Follow | None = None  # the opponent's follow seen at this view, until settled
 
@@ -219,18 +233,20 @@ class Beliefs:
         self.follow = self._followed(v) if self.extended else None
         self.pending = None
         answered, self._close = self._close, None
-        close = -1  # the window of a close the opponent made since the last view, if usable
+        close, face_up = -1, -1  # the window of a close the opponent made since the last view, if usable
         if v.closed_by == opp and v.stock and was_open and not new_exchange and fresh <= 3:
             short = v.rules.hand_size - v.hand.bit_count()  # 0: the opponent drew, then closed
             close = LEAD if short == 0 else DRAW if short == 1 else -1
-        elif answered is not None and v.exchanged_by == answered[1] and fresh <= 1:
-            close = answered[0]  # the bot answered the close without exchanging; the closer led
+        elif answered is not None and fresh <= 1:  # the bot answered the close; the closer led
+            close = answered[0]
+            if v.exchanged_by != answered[1]:
+                face_up = answered[2]  # the bot exchanged in answer
         if close >= 0 and answering:
-            self._close = (close, v.exchanged_by)
-        self.close_window = -1
+            self._close = (close, v.exchanged_by, v.trump_card)
+        self.close_window, self.close_face_up = -1, -1
         if v.window == FOLLOW and v.to_act == v.player and v.lead_card >= 0 and not new_marriage:
             if self.extended:
-                self.close_window = close
+                self.close_window, self.close_face_up = close, face_up
             return v.lead_card
         return -1
 

@@ -243,7 +243,7 @@ class GuidedSearch:
         lik = None
         if lead >= 0:
             lik = lead_likelihoods(worlds, lead, self.net.policy_logits, self.beta, self.eps,
-                                   self.beliefs.close_window)
+                                   self.beliefs.close_window, self.beliefs.close_face_up)
             weights = weights * lik
         return weights, lik
 

@@ -53,19 +53,20 @@ CLOSES = [  # (script, index of the close in it, the window it was read in: -1 n
     (["close", "continue", "9H"], 0, LEAD, True),  # at its first lead
     (["AS", "9C", "close", "continue", "9H"], 2, DRAW, True),  # after winning a trick, before drawing
     (["AS", "9C", "continue", "close", "continue", "9H"], 3, LEAD, True),  # after drawing
-    (["close", "exchange", "9H"], 0, -1, True),  # the bot exchanged in answer: not rebuilt
+    (["close", "exchange", "9H"], 0, LEAD, True),  # the bot exchanged in answer: taken back
     (["marriage S", "close", "continue", "KS"], 1, -1, False),  # a marriage lead, the close between
 ]
 
 
 @pytest.mark.parametrize(("script", "at", "window", "read"), CLOSES)
 def test_a_close_is_read_in_its_window_and_rebuilt_exactly(script, at, window, read):
-    s, seen, before = scripted(script, Beliefs())
+    beliefs = Beliefs()
+    s, seen, before = scripted(script, beliefs)
     assert seen[-1][0] == FOLLOW and seen[-1][2] == window
     assert seen[-1][1] == (s.lead_card if read else -1)
     assert all(c == -1 for _, _, c in seen[:-1])  # only at the lead that follows the close
     if window >= 0:
-        truth = before_close(before_lead(s, s.lead_card), window)
+        truth = before_close(before_lead(s, s.lead_card), window, beliefs.close_face_up)
         assert truth == before[at]  # the opponent's state when it closed, field by field
         assert truth.legal_mask() >> CLOSE & 1
     assert Beliefs(extended=False).observe(view(s, BOT)) == seen[-1][1]
