@@ -112,8 +112,9 @@ def test_the_closes_likelihood_multiplies_the_leads():
         assert (closes > 0.9).all() if high else (closes < 0.02).all()
     search = GuidedSearch(FakeNet(TH), infer=False, beta=1.0)  # type: ignore[arg-type]
     scripted(["close", "continue", "9H"], search.beliefs)
-    w, lik = search.weights(view(s, BOT), worlds, lead)
+    _, lik = search.weights(view(s, BOT), worlds, lead)  # the search weighs the close in
     np.testing.assert_allclose(lik, lead_likelihoods(worlds, lead, FakeNet(TH).policy_logits, 1.0, 0.1, LEAD))
+    assert not np.allclose(lik, lead_likelihoods(worlds, lead, FakeNet(TH).policy_logits, 1.0, 0.1))
 
 
 # ------------------------------------------------------------------ follows
