@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import runpy
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -245,3 +247,11 @@ def test_a_move_likelihood_is_floored_above_zero():
     lik = move_likelihoods([s], parse_action("9H"), logits, 1.0, 0.1)
     n = s.legal_mask().bit_count()
     assert lik[0] == pytest.approx(0.1 / n) and lik[0] > 0  # the uniform share: never 0
+
+
+def test_the_belief_bench_runs_and_reports_every_configuration(capsys):
+    bench = runpy.run_path(str(Path(__file__).resolve().parents[2] / "bench" / "bench_beliefs.py"))
+    bench["main"](["--deals", "4", "--worlds", "4", "--actor", "guided:worlds=2", "--opponent", "heuristic"])
+    out = capsys.readouterr().out
+    assert "talon open" in out and "all - leads" in out
+    assert all(f"\n{c} " in out for c in ("uniform", "leads", "all"))
