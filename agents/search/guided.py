@@ -156,7 +156,7 @@ class GuidedSearch:
     """The search of one player (see the module docstring); keeps the per-deal beliefs."""
 
     def __init__(self, net: GuideNet, *, depth: int = 1, infer: bool = True, beta: float = BETA,
-                 eps: float = EPS, prior: float = PRIOR, temp: float = TEMP) -> None:
+                 eps: float = EPS, prior: float = PRIOR, temp: float = TEMP, extended: bool = True) -> None:
         if depth not in (1, 2):
             raise ValueError(f"depth must be 1 or 2, got {depth}")
         if not (0.0 <= beta <= 1.0 and 0.0 < eps <= 1.0 and prior >= 0.0 and temp > 0.0):
@@ -166,7 +166,7 @@ class GuidedSearch:
         self.depth, self.beta, self.eps, self.prior, self.temp = depth, beta, eps, prior, temp
         self.solver = Solver()
         self.model: OpponentModel | None = OpponentModel() if infer else None
-        self.beliefs = Beliefs()
+        self.beliefs = Beliefs(extended)  # False: the opponent's leads alone (tests, benches)
 
     def reset(self) -> None:
         """A new match: forget the beliefs and the solver's tables."""
@@ -176,10 +176,13 @@ class GuidedSearch:
             self.model.reset()
 
     def observe(self, v: PlayerView) -> int:
-        """Read a view of the bot's own (every decision's, obvious ones too); the lead to learn from or -1."""
+        """Read a view of the bot's own (every decision's, obvious ones too): the beliefs learn the
+        opponent's follow of the bot's last lead, if shown; the lead to learn from or -1."""
         if self.model is not None:
             self.model.observe(v)
-        return self.beliefs.observe(v)
+        lead = self.beliefs.observe(v)
+        self.beliefs.settle_follow(self.net.policy_logits, self.beta, self.eps)
+        return lead
 
     def sample(self, v: PlayerView, rng: Any) -> State:
         return self.model.sample(v, rng) if self.model is not None else sample_state(v, rng)
@@ -239,9 +242,18 @@ class GuidedSearch:
         weights = np.exp(log_w)
         lik = None
         if lead >= 0:
-            lik = lead_likelihoods(worlds, lead, self.net.policy_logits, self.beta, self.eps)
+            lik = lead_likelihoods(worlds, lead, self.net.policy_logits, self.beta, self.eps,
+                                   self.beliefs.close_window, self.beliefs.close_face_up)
             weights = weights * lik
         return weights, lik
+
+    def remember(self, v: PlayerView, worlds: list[State], liks: list[np.ndarray], action: int) -> None:
+        """After the search of ``v`` in ``worlds`` (``liks``: their likelihoods of the lead it
+        follows, by batch; empty: none), the move ``action`` played: what the beliefs keep."""
+        if liks:
+            unknown = card_rows([x.hands[1 - v.player] & ~v.opp_known for x in worlds])
+            self.beliefs.record(v.stock, unknown, np.concatenate(liks))
+        self.beliefs.expect_follow(v, worlds, action)
 
     def run(self, v: PlayerView, rng: Any, worlds: int, deadline: Deadline | None) -> SearchResult:
         """Search the decision of ``v`` (not an obvious move: the caller plays those)."""
@@ -253,7 +265,7 @@ class GuidedSearch:
             n = worlds if deadline is None else MAX_UNITS
         total = np.zeros(len(legal))
         weight_sum = 0.0
-        seen: list[np.ndarray] = []  # per batch: unknown opponent cards, for the beliefs
+        searched: list[State] = []  # for the beliefs
         liks: list[np.ndarray] = []
         done = 0
         while done < n:
@@ -269,16 +281,14 @@ class GuidedSearch:
             w, lik = self.weights(v, batch, lead) if n > 1 else (np.ones(1), None)
             total += w @ values
             weight_sum += float(w.sum())
+            searched += batch
             if lik is not None:
-                seen.append(card_rows([x.hands[1 - v.player] & ~v.opp_known for x in batch]))
                 liks.append(lik)
             done += size
             if deadline is not None and not deadline.more():
                 break
         if not done:
             return one_hot(view_rule_action(v), 0.0)  # not even one batch in time: the rules of thumb
-        if liks:
-            self.beliefs.record(v, np.concatenate(seen), np.concatenate(liks))
         mean = total / weight_sum
         score = mean  # once the talon is spent the values are exact: no prior
         if self.prior > 0 and v.stock:
@@ -288,4 +298,5 @@ class GuidedSearch:
         action_values = np.zeros(N_ACTIONS, dtype=np.float32)
         action_values[legal] = mean
         value = float(mean[best])
+        self.remember(v, searched, liks, legal[best])
         return SearchResult(legal[best], policy, value if math.isfinite(value) else 0.0, done, action_values)

@@ -145,7 +145,7 @@ def test_beliefs_carry_a_lead_forward_and_skip_a_marriage_lead():
     unknown = card_rows([w.hands[1 - v.player] & ~v.opp_known for w in worlds])
     holds = unknown[:, kept] > 0
     assert 0 < holds.sum() < len(worlds)
-    beliefs.record(v, unknown, np.where(holds, 0.01, 1.0))  # worlds holding ``kept`` explained the lead badly
+    beliefs.record(v.stock, unknown, np.where(holds, 0.01, 1.0))  # worlds holding ``kept``: the lead unlikely
     log_w = beliefs.carried(v, unknown)
     assert log_w[holds].max() < log_w[~holds].min()
     # A lead right after a marriage says little: it is not used.
