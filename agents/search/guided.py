@@ -83,6 +83,18 @@ class SearchResult:
     value: float
     worlds: int
     action_values: np.ndarray
+    prior: np.ndarray | None = None  # the network's policy on the bot's view (float32 (32,)); None: not asked
+
+    def improved_policy(self, legal: list[int], temp: float) -> np.ndarray:
+        """``softmax(log pi + action_values / temp)`` over ``legal``: the network's policy moved
+        towards the search's values (a KL-regularized improvement step, as in MPO and Gumbel
+        MuZero's completed-Q target). Where the values tie it is ``pi`` itself, not a sharpened
+        ``pi`` (unlike ``softmax(score / temp)``), so it teaches the policy nothing the search did
+        not find. Without a prior (the talon spent: exact values) it is :meth:`value_policy`."""
+        if self.worlds == 0 or self.prior is None:
+            return self.value_policy(legal, temp)
+        log_pi = np.log(np.maximum(self.prior[legal].astype(np.float64), 1e-12))
+        return softmax_policy(temp * log_pi + self.action_values[legal].astype(np.float64), legal, temp)
 
     def value_policy(self, legal: list[int], temp: float) -> np.ndarray:
         """``softmax(action_values / temp)`` over ``legal`` (float32 (32,)): what the search's values
@@ -291,12 +303,18 @@ class GuidedSearch:
             return one_hot(view_rule_action(v), 0.0)  # not even one batch in time: the rules of thumb
         mean = total / weight_sum
         score = mean  # once the talon is spent the values are exact: no prior
-        if self.prior > 0 and v.stock:
-            score = mean + self.prior * np.log(np.maximum(self.prior_policy(v, legal), PRIOR_FLOOR))
+        prior = None
+        if v.stock:
+            pi = self.prior_policy(v, legal)
+            prior = np.zeros(N_ACTIONS, dtype=np.float32)
+            prior[legal] = pi
+            if self.prior > 0:
+                score = mean + self.prior * np.log(np.maximum(pi, PRIOR_FLOOR))
         best = max(range(len(legal)), key=lambda j: (score[j], legal[j] == DECLARE, -legal[j]))
         policy = softmax_policy(score, legal, self.temp)
         action_values = np.zeros(N_ACTIONS, dtype=np.float32)
         action_values[legal] = mean
         value = float(mean[best])
         self.remember(v, searched, liks, legal[best])
-        return SearchResult(legal[best], policy, value if math.isfinite(value) else 0.0, done, action_values)
+        return SearchResult(legal[best], policy, value if math.isfinite(value) else 0.0, done, action_values,
+                            prior)

@@ -16,7 +16,7 @@ from agents.nets import PolicyNet, ValueNet
 from agents.registry import KNOWN_AGENTS
 from agents.rules import obvious_action, view_rule_action
 from agents.search.beliefs import Beliefs, before_lead, card_rows
-from agents.search.guided import GuidedSearch
+from agents.search.guided import GuidedSearch, SearchResult
 from sixtysix_env.actions import MARRIAGE, N_ACTIONS, actions_of
 from sixtysix_env.cards import KQ
 from sixtysix_env.deals import deal
@@ -258,3 +258,38 @@ def test_an_obvious_moves_value_policy_is_its_one_hot():
     a = bot.act(v)
     target = bot.last_result.value_policy(actions_of(v.legal_mask), 0.2)
     assert target[a] == 1.0 and target.sum() == 1.0
+
+
+def test_the_improved_policy_is_the_networks_policy_moved_by_the_searchs_values():
+    """softmax(log pi + values / temp): the prior the search read, times exp(value / temp), with or
+    without the bot's own prior weight; pi itself where the values tie."""
+    views = [v for v in random_decisions(3, seed=5) if obvious_action(v) is None and v.stock][:10]
+    assert views
+    for v in views:
+        legal = actions_of(v.legal_mask)
+        bot = GuidedAgent(seed=4, worlds=4, net=FakeNet(legal[-1], strength=2.0), prior=0.0)
+        bot.act(v)
+        r = bot.last_result
+        assert r.prior is not None
+        pi = r.prior[legal].astype(np.float64)
+        assert abs(pi.sum() - 1.0) < 1e-5 and pi[-1] == pi.max() > pi.min()
+        z = pi * np.exp((r.action_values[legal] - r.action_values[legal].max()) / 0.5)
+        target = r.improved_policy(legal, 0.5)
+        np.testing.assert_allclose(target[legal], z / z.sum(), rtol=1e-4)
+        illegal = [x for x in range(N_ACTIONS) if x not in legal]
+        assert abs(float(target.sum()) - 1.0) < 1e-5 and target[illegal].sum() == 0
+        flat = SearchResult(r.action, r.policy, 0.0, r.worlds, np.zeros(N_ACTIONS, np.float32), r.prior)
+        np.testing.assert_allclose(flat.improved_policy(legal, 0.5)[legal], pi, rtol=1e-5)
+
+
+def test_without_a_prior_the_improved_policy_is_the_value_policy():
+    v = next(v for v in random_decisions(6, seed=3)
+             if obvious_action(v) is not None and v.legal_mask.bit_count() > 1)
+    bot = GuidedAgent(seed=1, worlds=2, net=tiny_guide())
+    a = bot.act(v)  # an obvious move: no search, one-hot
+    legal = actions_of(v.legal_mask)
+    assert bot.last_result.improved_policy(legal, 0.2)[a] == 1.0
+    values = np.zeros(N_ACTIONS, np.float32)
+    values[legal] = np.arange(len(legal))
+    spent = SearchResult(legal[0], bot.last_result.policy, 0.0, 1, values)  # talon spent: no prior
+    np.testing.assert_array_equal(spent.improved_policy(legal, 0.2), spent.value_policy(legal, 0.2))

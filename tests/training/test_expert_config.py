@@ -27,6 +27,7 @@ def test_the_shipped_configs_load(name):
     ({"worlds": 10**9}, "'worlds' must be in"),
     ({"learning_rate": float("nan")}, "'learning_rate' must be a finite number"),
     ({"backend": "dask"}, "'backend' must be one of"),
+    ({"target": "prior"}, "'target' must be one of"),
     ({"ray_address": "10.0.0.1:6379"}, "'ray_address'.*needs backend: ray"),
     ({"backend": "ray", "ray_address": "x"}, "'ray_address' must be HOST:PORT"),
     ({"backend": "ray", "ray_address": "h:1; rm -rf /"}, "'ray_address' must be HOST:PORT"),

@@ -127,3 +127,38 @@ def test_the_policy_target_is_the_softmax_of_the_searchs_values_not_its_prior_po
         z = np.exp(np.linspace(-1.0, 1.0, len(legal)) / 0.5)
         np.testing.assert_allclose(target[legal], z / z.sum(), rtol=1e-5)
         assert target[legal[-1]] > target[legal[0]]
+
+
+class PriorSearch(ValuesSearch):
+    """ValuesSearch with the network's policy all but on the lowest legal move."""
+
+    def act(self, v):
+        from sixtysix_env.actions import actions_of
+
+        a = super().act(v)
+        r = self.last_result
+        prior = np.zeros(32, np.float32)
+        legal = actions_of(v.legal_mask)
+        prior[legal] = 0.1 / max(len(legal) - 1, 1)
+        prior[legal[0]] = 0.9 if len(legal) > 1 else 1.0
+        self.last_result = type(r)(r.action, r.policy, r.value, r.worlds, r.action_values, prior)
+        return a
+
+
+class PriorPlayer(ValuesPlayer):
+    def make(self, net, seed, worlds):
+        return PriorSearch()
+
+
+def test_the_improved_target_is_the_prior_moved_by_the_values_and_the_default_is_the_values():
+    improved = play_deal(None, Settings(5, 1, 0, 0.5, "improved"), 0, PriorPlayer())
+    plain = play_deal(None, Settings(5, 1, 0, 0.5), 0, PriorPlayer())
+    assert len(improved) == len(plain) > 0
+    for mask, target, base in zip(improved.masks, improved.policy, plain.policy, strict=True):
+        legal = np.flatnonzero(mask)
+        prior = np.full(len(legal), 0.1 / max(len(legal) - 1, 1))
+        prior[0] = 0.9 if len(legal) > 1 else 1.0
+        z = prior * np.exp(np.linspace(-1.0, 1.0, len(legal)) / 0.5)
+        np.testing.assert_allclose(target[legal], z / z.sum(), rtol=1e-5)
+        w = np.exp(np.linspace(-1.0, 1.0, len(legal)) / 0.5)
+        np.testing.assert_allclose(base[legal], w / w.sum(), rtol=1e-5)

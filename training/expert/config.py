@@ -32,6 +32,8 @@ from training.config import (
     split_command_line,
 )
 
+from .selfplay import TARGETS
+
 ALGORITHM = "expert"  # the value of ``algorithm`` that makes train.py run this loop
 BACKENDS = ("local", "ray")
 EVAL_ASSISTS = ("rules", "none")  # the network alone: no search at play time
@@ -79,6 +81,9 @@ class ExpertConfig:
                              AT_LEAST_0)
     target_temp: float = knob(0.2, "game points: the policy target is softmax(the search's mean value of "
                               "each legal move / target_temp), the values alone (no prior)", above(0))
+    target: str = knob("values", "policy target: 'values' = softmax(search values / target_temp); "
+                       "'improved' = softmax(log pi + search values / target_temp), the network's own "
+                       "policy moved by the search's values", one_of(TARGETS))
     chunk: int = knob(8, "deals per generation task (the unit of work of a Ray task or a local step)",
                       AT_LEAST_1)
     backend: str = knob("local", "'local': generate in this process; 'ray': as Ray tasks over the "

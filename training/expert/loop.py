@@ -259,7 +259,8 @@ def generate(run: ExpertRun, gen: Generator, logger: Logger, i: int) -> tuple[Sa
     """Iteration ``i``'s self-play on the current networks, checked and written to its sample
     file; and the CPU seconds it took outside this process."""
     cfg = run.cfg
-    settings = Settings(derive_seed(cfg.seed, "selfplay", i), cfg.worlds, cfg.sample_moves, cfg.target_temp)
+    settings = Settings(derive_seed(cfg.seed, "selfplay", i), cfg.worlds, cfg.sample_moves, cfg.target_temp,
+                        cfg.target)
     played = 0
 
     def done(count: int) -> None:

@@ -13,9 +13,12 @@ learner's ``value_positions`` subset is per deal) and, once the deal ends,
 its game points for that player (the value target). The policy target is
 ``softmax(value / target_temp)`` of the search's weighted mean values of the
 legal moves (:meth:`agents.search.guided.SearchResult.value_policy`): the
-values alone, never the network's prior, which would only feed the policy its
-own preferences back. The moves played are the search's (with its prior),
-except each seat's first ``sample_moves``, drawn from the target so the
+values alone, never the search's prior-weighted score, which would only feed
+the policy its own preferences back, sharpened; or, with ``target``
+"improved", ``softmax(log pi + value / target_temp)``
+(:meth:`~agents.search.guided.SearchResult.improved_policy`): the network's
+policy moved by the values, ``pi`` itself where they tie. The moves played
+are the search's (with its prior), except each seat's first ``sample_moves``, drawn from the target so the
 positions are diverse. No teacher: the search is the only expert.
 
 A deal depends on nothing but its seed and the weights, so generation is
@@ -44,6 +47,8 @@ from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE, encode, encode_ful
 from sixtysix_env.seeding import derive_seed
 from sixtysix_env.variants import GERMAN
 
+VALUES, IMPROVED = "values", "improved"
+TARGETS = (VALUES, IMPROVED)  # the policy targets: softmax(values / t), softmax(log pi + values / t)
 Weights = dict[str, Any]  # {"hidden", "critic_hidden", "policy", "critic"}: what a generation task gets
 
 
@@ -104,6 +109,7 @@ class Settings:
     worlds: int
     sample_moves: int
     target_temp: float  # game points: the policy target is softmax(the search's values / target_temp)
+    target: str = "values"  # TARGETS: the values alone, or the network's policy moved by them
 
 
 @dataclass
@@ -215,8 +221,10 @@ def play_deal(net: Any, settings: Settings, index: int, player: Player = GUIDED)
         action = searcher.act(v)  # also a forced move: the search follows the deal through its views
         result = searcher.last_result
         if result is not None and v.legal_mask.bit_count() > 1:  # a forced move teaches nothing
-            target = search_target(result.value_policy(actions_of(v.legal_mask), settings.target_temp), mask,
-                                   f"deal {index} of seed {settings.seed}")
+            legal = actions_of(v.legal_mask)
+            wanted = (result.improved_policy(legal, settings.target_temp) if settings.target == IMPROVED
+                      else result.value_policy(legal, settings.target_temp))
+            target = search_target(wanted, mask, f"deal {index} of seed {settings.seed}")
             if moves[p] < settings.sample_moves:
                 action = pick.choices(range(N_ACTIONS), weights=target.tolist())[0]
             rows.append((p, encode(v), mask, target, encode_full(state, p)))
