@@ -80,7 +80,7 @@ class ExpertConfig:
                              "instead of its best move (diverse positions); 0: always the search's move",
                              AT_LEAST_0)
     target_temp: float = knob(0.2, "game points: the policy target is softmax(the search's mean value of "
-                              "each legal move / target_temp), the values alone (no prior)", above(0))
+                              "each legal move / target_temp) (see target)", above(0))
     target: str = knob("values", "policy target: 'values' = softmax(search values / target_temp); "
                        "'improved' = softmax(log pi + search values / target_temp), the network's own "
                        "policy moved by the search's values", one_of(TARGETS))
