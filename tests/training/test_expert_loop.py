@@ -15,7 +15,7 @@ from helpers import UniformPlayer
 from agents import checkpoint, make_agent
 from agents.play import play_deal
 from sixtysix_env.deals import deal
-from training.config import config_from_dict
+from training.config import config_from_dict, read_yaml
 from training.curve import read_evaluations
 from training.expert import loop
 from training.expert.config import ExpertConfig
@@ -50,6 +50,8 @@ def test_one_iteration_generates_trains_and_writes_a_playable_checkpoint(tmp_pat
     assert play_deal(deal(4), [bot, make_agent("random", seed=2)]).result is not None
     evals = read_evaluations(tmp_path / "expert" / "metrics.csv")  # what training.curve draws
     assert list(evals) == ["heuristic"] and evals["heuristic"][0]["step"] == 2
+    saved = read_yaml(tmp_path / "expert" / "config.yaml")  # the run's config is a config file again
+    assert config_from_dict(saved, schema=ExpertConfig) == run.cfg
 
 
 def test_a_resumed_run_goes_on_exactly_as_an_uninterrupted_one(tmp_path):

@@ -176,7 +176,7 @@ def train(cfg: ExpertConfig, resume: bool = False, overrides: dict[str, Any] | N
         run = start(cfg, folder, ckpt, init)
         if not run.resumed:
             save(run, folder / "last.pt")  # resumable from its first moment
-        run_folder.write_config(folder, run.cfg.checkpoint_config())
+        run_folder.write_config(folder, dataclasses.asdict(run.cfg))  # a --config file for the next run
         total = run.deals + max(0, cfg.iterations - run.iteration) * cfg.deals
         logger = Logger(folder, cfg.tensorboard, cfg.progress, total, run.deals, cfg.name)
         try:
