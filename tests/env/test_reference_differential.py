@@ -19,6 +19,9 @@ from sixtysix_env.actions import IllegalActionError
 from sixtysix_env.cards import cards_of
 from sixtysix_env.deals import deal, next_dealer
 from sixtysix_env.engine import State
+from sixtysix_env.four import FourState
+from sixtysix_env.four_deals import deal_four, next_four
+from tests.env.reference_four import FourDeal
 from tests.env.reference_rules import CLOSE, DECLARE, GERMAN, KAWU, SCHNAPSEN, Deal, Game
 
 GAMES = {"german": GERMAN, "kawu": KAWU, "schnapsen": SCHNAPSEN}
@@ -103,3 +106,44 @@ def test_engine_agrees_with_the_reference(spec):
     assert ends <= reasons, reasons
     if spec == "german":
         assert "drawn" in reasons
+
+
+# ------------------------------------------------------------- four players
+FOUR_DEALS = 1500
+
+
+def choose_four(s: FourState, rng: random.Random, style: int) -> int:
+    """A random legal action; marriages favoured; declaring never, at random, always or when right."""
+    legal = s.legal_actions()
+    if DECLARE in legal and len(legal) > 1:
+        right = s.score(s.to_act % 2) >= 66
+        if (False, rng.random() < 0.3, True, right)[style % 4]:
+            return DECLARE
+        legal = [a for a in legal if a != DECLARE]
+    return rng.choices(legal, [1 if a < 24 else 4 for a in legal])[0]
+
+
+def test_four_player_engine_agrees_with_the_reference():
+    reasons = set()
+    for seed in range(FOUR_DEALS):
+        rng = random.Random(seed)
+        s = deal_four(rng)
+        ref = FourDeal.start([cards_of(h) for h in s.hands], s.trump_card, s.dealer)
+        assert s.trump_card in ref.hands[s.dealer]  # F2.2: the dealer's own card
+        for _ in range(80):
+            where = f"four seed {seed}: {s}"
+            assert s.is_over == (ref.window == "over"), where
+            if s.is_over:
+                break
+            assert s.to_act == ref.turn, where
+            assert set(s.legal_actions()) == ref.legal(), where
+            assert (s.score(0), s.score(1)) == (ref.score(0), ref.score(1)), where
+            a = choose_four(s, rng, seed)
+            s.apply(a)
+            ref.step(a)
+        assert ref.result is not None, f"four seed {seed}: no end"
+        assert (s.result.winner, s.result.game_points, s.result.scores) == ref.result, f"four seed {seed}"
+        reasons.add(s.result.reason)
+        assert s.match_scores == [ref.result[1] if t == ref.result[0] else 0 for t in (0, 1)]
+        assert next_four(s, 0).dealer == (s.dealer + 1) % 4  # F7.2
+    assert {"declared", "false_declaration", "last_trick", "drawn"} <= reasons, reasons
