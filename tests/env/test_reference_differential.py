@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from sixtysix_env.actions import IllegalActionError
-from sixtysix_env.cards import cards_of
+from sixtysix_env.aec import env
+from sixtysix_env.cards import CARD_NAMES, cards_of
 from sixtysix_env.deals import deal, next_dealer
-from sixtysix_env.engine import State
+from sixtysix_env.engine import PLAYER_IDS, State
 from sixtysix_env.four import FourState
 from sixtysix_env.four_deals import deal_four, next_four
 from tests.env.reference_four import FourDeal
@@ -147,3 +149,63 @@ def test_four_player_engine_agrees_with_the_reference():
         assert s.match_scores == [ref.result[1] if t == ref.result[0] else 0 for t in (0, 1)]
         assert next_four(s, 0).dealer == (s.dealer + 1) % 4  # F7.2
     assert {"declared", "false_declaration", "last_trick", "drawn"} <= reasons, reasons
+
+
+# ------------------------------------------------- through the PettingZoo env
+ENV_MATCHES = 40
+
+
+@pytest.mark.parametrize("spec", sorted(GAMES))
+def test_env_matches_follow_the_reference(spec):
+    """Whole matches through ``sixtysix_env.env``: the first deal fixed by the
+    reset options of docs/rules.md section 7 (card names), the action masks
+    equal to the reference's legal actions (all zeros for the player not to
+    act), game-point rewards per deal, the dealer and match score carried on,
+    and the match won at 7."""
+    game = GAMES[spec]
+    for seed in range(ENV_MATCHES):
+        rng = random.Random(seed)
+        cards = list(game.cards)
+        rng.shuffle(cards)
+        n = game.hand_size
+        options = {
+            "dealer": seed % 2,
+            "hands": [[CARD_NAMES[c] for c in cards[:n]], [CARD_NAMES[c] for c in cards[n : 2 * n]]],
+            "talon": [CARD_NAMES[c] for c in cards[2 * n :]],
+        }
+        e = env(rules=spec, reward="game_points")
+        e.reset(seed=seed, options=options)
+        ref = Deal.start(game, [cards[:n], cards[n : 2 * n]], cards[2 * n :], seed % 2)
+        match = [0, 0]
+        for _ in range(3000):
+            agent = e.agent_selection
+            assert not e.terminations[agent], f"{spec} match {seed} ended at {match}"
+            assert agent == PLAYER_IDS[ref.turn]
+            masks = [e.observe(a)["action_mask"] for a in PLAYER_IDS]
+            assert {int(a) for a in np.flatnonzero(masks[ref.turn])} == ref.legal()
+            assert not masks[1 - ref.turn].any()
+            a = choose_from(sorted(ref.legal()), rng)
+            ref.step(a)
+            e.step(a)
+            if ref.result is not None:  # the deal ended: rewards, then the next deal
+                winner, points, _ = ref.result
+                rewards = [e.rewards[a] for a in PLAYER_IDS]
+                assert rewards == [
+                    points if p == winner else -points if winner is not None else 0 for p in (0, 1)
+                ]
+                if winner is not None:
+                    match[winner] += points
+                if max(match) >= 7:
+                    assert all(e.terminations.values())
+                    break
+                s = e.game_state
+                assert s.match_scores == match
+                assert s.dealer == (ref.dealer if winner is None else winner)
+                ref = reference_of(s, game)
+        else:
+            raise AssertionError(f"{spec} match {seed} did not end")
+
+
+def choose_from(legal: list[int], rng: random.Random) -> int:
+    """Declare when right only sometimes; the other non-card actions favoured."""
+    return rng.choices(legal, [1 if a < 24 else 3 for a in legal])[0]
