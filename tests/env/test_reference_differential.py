@@ -18,10 +18,11 @@ import pytest
 
 from sixtysix_env.actions import IllegalActionError
 from sixtysix_env.aec import env
+from sixtysix_env.aec_four import env as four_env
 from sixtysix_env.cards import CARD_NAMES, cards_of
 from sixtysix_env.deals import deal, next_dealer
 from sixtysix_env.engine import PLAYER_IDS, State
-from sixtysix_env.four import FourState
+from sixtysix_env.four import FOUR_IDS, FourState
 from sixtysix_env.four_deals import deal_four, next_four
 from tests.env.reference_four import FourDeal
 from tests.env.reference_rules import CLOSE, DECLARE, GERMAN, KAWU, SCHNAPSEN, Deal, Game
@@ -209,3 +210,30 @@ def test_env_matches_follow_the_reference(spec):
 def choose_from(legal: list[int], rng: random.Random) -> int:
     """Declare when right only sometimes; the other non-card actions favoured."""
     return rng.choices(legal, [1 if a < 24 else 3 for a in legal])[0]
+
+
+def test_four_player_env_deals_follow_the_reference():
+    """One-deal episodes of ``sixtysix_env.aec_four.env`` fixed by the reset
+    options (F9.1): masks equal the reference's legal actions (zeros for the
+    other seats) and both partners get the team's +g or -g."""
+    for seed in range(150):
+        rng = random.Random(seed)
+        cards = list(range(24))
+        rng.shuffle(cards)
+        hands = [cards[6 * i : 6 * i + 6] for i in range(4)]
+        dealer = seed % 4
+        e = four_env(episode="deal")
+        e.reset(seed=seed, options={"dealer": dealer, "hands": [[CARD_NAMES[c] for c in h] for h in hands]})
+        ref = FourDeal.start(hands, hands[dealer][-1], dealer)  # the dealer's last card is trumps
+        while ref.result is None:
+            assert e.agent_selection == FOUR_IDS[ref.turn]
+            masks = [e.observe(a)["action_mask"] for a in FOUR_IDS]
+            assert {int(a) for a in np.flatnonzero(masks[ref.turn])} == ref.legal(), f"seed {seed}"
+            assert not any(masks[q].any() for q in range(4) if q != ref.turn)
+            a = choose_from(sorted(ref.legal()), rng)
+            ref.step(a)
+            e.step(a)
+        winner, points, _ = ref.result
+        team_reward = [points if t == winner else -points if winner is not None else 0 for t in (0, 1)]
+        assert [e.rewards[a] for a in FOUR_IDS] == [team_reward[q % 2] for q in range(4)], f"seed {seed}"
+        assert all(e.terminations.values())
