@@ -22,7 +22,15 @@ from sixtysix_env.cards import CARD_NAMES, FULL_DECK, card_id, points_of
 from sixtysix_env.deals import deal, fixed_deal, next_bonus, next_deal
 from sixtysix_env.engine import CLOSE_RESPONSE, LEAD, OVER, State
 from sixtysix_env.knowledge import resample, view
-from sixtysix_env.scoring import CLOSER_BEATEN, DRAWN, FALSE_DECLARATION, LAST_TRICK, WIN_SCORE, declaration
+from sixtysix_env.scoring import (
+    CLOSER_BEATEN,
+    CLOSER_FAILED,
+    DRAWN,
+    FALSE_DECLARATION,
+    LAST_TRICK,
+    WIN_SCORE,
+    declaration,
+)
 from sixtysix_env.variant_rules import RulesState, VariantState
 from sixtysix_env.variants import (
     GERMAN,
@@ -256,6 +264,16 @@ def test_kawu_beating_the_closer_scores_like_a_failed_close():
     assert beaten("german", 0) == (1, 2, CLOSER_BEATEN)
     assert beaten("kawu", 0) == (1, 3, CLOSER_BEATEN)
     assert beaten("kawu", 1) == (1, 2, CLOSER_BEATEN)
+
+
+@pytest.mark.parametrize("spec, response", [("kawu", ""), ("german", "continue ")])
+def test_failed_close_counts_the_opponents_tricks_at_the_close(spec, response):
+    """V2.6 decision (docs/rules.md 4.2 for German): player 1 had no trick when
+    player 0 closed, then took five; the failed close still pays 3."""
+    s = german_deal(spec).play("close", *response.split())
+    s.play("AC", "9C", "TC", "TH", "AS", "JS", "KS", "9H", "KC", "AH", "QS", "QC", "continue")
+    assert s.tricks == [2, 4] and s.closer_opp_tricks == 0
+    assert (s.result.winner, s.result.game_points, s.result.reason) == (1, 3, CLOSER_FAILED)
 
 
 def test_kawu_last_trick_wins_one_without_bonus():
