@@ -154,16 +154,22 @@ def test_four_player_engine_agrees_with_the_reference():
 
 # ------------------------------------------------- through the PettingZoo env
 ENV_MATCHES = 40
+SWITCHES = "german+draw_bonus+double_game"
 
 
-@pytest.mark.parametrize("spec", sorted(GAMES))
+@pytest.mark.parametrize("spec", [*sorted(GAMES), SWITCHES])
 def test_env_matches_follow_the_reference(spec):
     """Whole matches through ``sixtysix_env.env``: the first deal fixed by the
     reset options of docs/rules.md section 7 (card names), the action masks
     equal to the reference's legal actions (all zeros for the player not to
     act), game-point rewards per deal, the dealer and match score carried on,
-    and the match won at 7."""
-    game = GAMES[spec]
+    and the match won at 7. With the German switches (docs/rules-variants.md
+    V1.2, V1.3) nobody declares or closes, so that deals run out and some are
+    drawn: each drawn deal adds 1 to the next won deal's game points, and a
+    7-0 match counts twice."""
+    game = GAMES[spec.split("+")[0]]
+    quiet = spec == SWITCHES
+    draws = doubles = 0
     for seed in range(ENV_MATCHES):
         rng = random.Random(seed)
         cards = list(game.cards)
@@ -174,10 +180,12 @@ def test_env_matches_follow_the_reference(spec):
             "hands": [[CARD_NAMES[c] for c in cards[:n]], [CARD_NAMES[c] for c in cards[n : 2 * n]]],
             "talon": [CARD_NAMES[c] for c in cards[2 * n :]],
         }
+        start = [seed % 7, 0] if quiet else [0, 0]  # some matches end 7-0
+        options["scores"] = start
         e = env(rules=spec, reward="game_points")
         e.reset(seed=seed, options=options)
         ref = Deal.start(game, [cards[:n], cards[n : 2 * n]], cards[2 * n :], seed % 2)
-        match = [0, 0]
+        match, bonus = start[:], 0
         for _ in range(3000):
             agent = e.agent_selection
             assert not e.terminations[agent], f"{spec} match {seed} ended at {match}"
@@ -185,11 +193,14 @@ def test_env_matches_follow_the_reference(spec):
             masks = [e.observe(a)["action_mask"] for a in PLAYER_IDS]
             assert {int(a) for a in np.flatnonzero(masks[ref.turn])} == ref.legal()
             assert not masks[1 - ref.turn].any()
-            a = choose_from(sorted(ref.legal()), rng)
+            a = choose_from(sorted(ref.legal()), rng, quiet)
             ref.step(a)
             e.step(a)
             if ref.result is not None:  # the deal ended: rewards, then the next deal
                 winner, points, _ = ref.result
+                if quiet:
+                    draws += winner is None
+                    points, bonus = (0, bonus + 1) if winner is None else (points + bonus, 0)
                 rewards = [e.rewards[a] for a in PLAYER_IDS]
                 assert rewards == [
                     points if p == winner else -points if winner is not None else 0 for p in (0, 1)
@@ -198,6 +209,9 @@ def test_env_matches_follow_the_reference(spec):
                     match[winner] += points
                 if max(match) >= 7:
                     assert all(e.terminations.values())
+                    double = quiet and min(match) == 0
+                    doubles += double
+                    assert e.game_state.match_value == (2 if double else 1)
                     break
                 s = e.game_state
                 assert s.match_scores == match
@@ -205,10 +219,14 @@ def test_env_matches_follow_the_reference(spec):
                 ref = reference_of(s, game)
         else:
             raise AssertionError(f"{spec} match {seed} did not end")
+    assert not quiet or (draws >= 3 and doubles >= 3), (draws, doubles)
 
 
-def choose_from(legal: list[int], rng: random.Random) -> int:
-    """Declare when right only sometimes; the other non-card actions favoured."""
+def choose_from(legal: list[int], rng: random.Random, quiet: bool = False) -> int:
+    """A random legal action, the non-card ones favoured; ``quiet``: never
+    declare or close unless nothing else is legal."""
+    if quiet:
+        legal = [a for a in legal if a not in (DECLARE, CLOSE)] or legal
     return rng.choices(legal, [1 if a < 24 else 3 for a in legal])[0]
 
 
