@@ -40,6 +40,7 @@ class FourDeal:
     piles: list[list[int]] = field(default_factory=lambda: [[], []])  # per team
     bonus: list[int] = field(default_factory=lambda: [0, 0])
     shown: list[set[int]] = field(default_factory=lambda: [set() for _ in range(4)])  # suits, per seat
+    seen: list[set[int]] = field(default_factory=lambda: [set() for _ in range(4)])  # cards all have seen
     window: str = "lead"
     turn: int = 0
     leader: int = 0
@@ -53,7 +54,12 @@ class FourDeal:
     def start(cls, hands: list[list[int]], trump_card: int, dealer: int) -> FourDeal:
         d = cls([set(h) for h in hands], suit(trump_card), dealer)
         d.leader = d.turn = (dealer + 1) % 4  # F2.3
+        d.seen[dealer].add(trump_card)  # F2.2: turned face up, kept by the dealer
         return d
+
+    def hidden_from(self, seat: int) -> list[int]:
+        """The other seats' cards that ``seat`` has not seen."""
+        return sorted(c for q in range(4) if q != seat for c in self.hands[q] - self.seen[q])
 
     def tricks(self, team: int) -> int:
         return len(self.piles[team]) // 4
@@ -114,6 +120,7 @@ class FourDeal:
             self.declare(p % 2)
         elif a >= MARRY:
             self.shown[p].add(a - MARRY)
+            self.seen[p] |= {6 * (a - MARRY) + QUEEN_RANK, 6 * (a - MARRY) + KING_RANK}
             if self.window == "lead":
                 self.shown_now, self.fresh = a - MARRY, True
             else:

@@ -76,6 +76,7 @@ class Deal:
     piles: list[list[int]] = field(default_factory=lambda: [[], []])
     bonus: list[int] = field(default_factory=lambda: [0, 0])
     marriages: list[list[tuple[int, bool]]] = field(default_factory=lambda: [[], []])  # (suit, may count)
+    seen: list[set[int]] = field(default_factory=lambda: [set(), set()])  # cards of p's the opponent saw
     window: str = "lead"
     turn: int = 0
     table: int | None = None
@@ -99,6 +100,12 @@ class Deal:
         if self.tricks(p):
             s += sum(40 if m == self.trump else 20 for m, counts in self.marriages[p] if counts)
         return s
+
+    def hidden_from(self, p: int) -> tuple[list[int], list[int]]:
+        """What ``p`` cannot know: the opponent's cards it has not seen, and the
+        face-down talon cards (talon positions from the next to draw)."""
+        o = 1 - p
+        return sorted(self.hands[o] - self.seen[o]), self.stock[:-1]
 
     def talon_open(self) -> bool:
         return self.closer is None and len(self.stock) > 0
@@ -165,11 +172,13 @@ class Deal:
             s = a - MARRY
             counts = not self.game.marriage_needs_trick_first or self.tricks(p) > 0
             self.marriages[p].append((s, counts))
+            self.seen[p] |= {6 * s + QUEEN_RANK, 6 * s + KING_RANK}
             self.shown_now, self.fresh = s, True
         elif a == EXCHANGE:
             nine = self.low_trump()
             self.hands[p].remove(nine)
             self.hands[p].add(self.stock[-1])
+            self.seen[p].add(self.stock[-1])
             self.stock[-1] = nine
             if w == "respond":
                 self.window, self.turn = "lead", 1 - p
@@ -192,6 +201,8 @@ class Deal:
     def draw(self, winner: int) -> None:
         """The winner draws first, then the loser; the face-up card comes last."""
         self.hands[winner].add(self.stock.pop(0))
+        if len(self.stock) == 1:  # the loser takes the face-up card, seen by both
+            self.seen[1 - winner].add(self.stock[0])
         self.hands[1 - winner].add(self.stock.pop(0))
 
     def finish_trick(self, p: int, card: int) -> None:
