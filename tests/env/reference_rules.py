@@ -4,7 +4,7 @@ Written from the rules documents alone (docs/rules.md, docs/rules-variants.md
 V2 and V3), without reading or importing the engine: plain sets and lists,
 one readable method per rule, slow and obvious on purpose. The tests play the
 same deals in both and compare the legal actions before every move, the
-player to act, both scores and the result. Only the public API is shared: card
+player to act, both scores and the result. The two have only the public API in common: card
 ids (``6 * suit + rank``), the 32 actions and the fixed talon order.
 
 A :class:`Game` is the reference's own reading of one preset; it deliberately

@@ -5,7 +5,7 @@ they must agree on the player to act, the legal actions and both scores, and
 at the end on the winner, the game points and the scores. Moves are drawn with
 extra weight on marriages, exchanges, closing and declaring, so every rule of
 docs/rules.md sections 3-5 (and the kawu and Schnapsen differences of
-docs/rules-variants.md) is exercised thousands of times. Fixed seeds: the run
+docs/rules-variants.md) is exercised thousands of times. Fixed RNG seed values: the run
 is deterministic and takes a few seconds.
 """
 
