@@ -24,6 +24,7 @@ from sixtysix_env.deals import deal, next_dealer
 from sixtysix_env.engine import PLAYER_IDS, State
 from sixtysix_env.four import FOUR_IDS, FourState
 from sixtysix_env.four_deals import deal_four, next_four
+from sixtysix_env.gym_env import SixtySixGymEnv
 from tests.env.reference_four import FourDeal
 from tests.env.reference_rules import CLOSE, DECLARE, GERMAN, KAWU, SCHNAPSEN, Deal, Game
 
@@ -255,3 +256,49 @@ def test_four_player_env_deals_follow_the_reference():
         team_reward = [points if t == winner else -points if winner is not None else 0 for t in (0, 1)]
         assert [e.rewards[a] for a in FOUR_IDS] == [team_reward[q % 2] for q in range(4)], f"seed {seed}"
         assert all(e.terminations.values())
+
+
+# ----------------------------------------------------- through the Gymnasium env
+def scripted_opponent(ref: Deal, seat: int, rng: random.Random):
+    """An opponent for the learner in ``seat`` that checks its mask against the
+    reference, plays a random legal action and steps the reference with it."""
+
+    def opponent(obs: dict) -> int:
+        assert ref.turn == 1 - seat
+        assert {int(a) for a in np.flatnonzero(obs["action_mask"])} == ref.legal()
+        a = choose_from(sorted(ref.legal()), rng)
+        ref.step(a)
+        return a
+
+    return opponent
+
+
+@pytest.mark.parametrize("spec", sorted(GAMES))
+def test_gym_env_deals_follow_the_reference(spec):
+    """One-deal episodes of ``SixtySixGymEnv`` with a fixed deal and a scripted
+    opponent: the learner's ``action_masks()`` and the opponent's mask equal
+    the reference's legal actions, and the reward is the learner's +g or -g."""
+    game = GAMES[spec]
+    for seed in range(60):
+        rng = random.Random(seed)
+        cards = list(game.cards)
+        rng.shuffle(cards)
+        n, seat, dealer = game.hand_size, seed % 2, seed // 2 % 2
+        ref = Deal.start(game, [cards[:n], cards[n : 2 * n]], cards[2 * n :], dealer)
+        e = SixtySixGymEnv(opponent=scripted_opponent(ref, seat, rng), seat=seat, episode="deal", rules=spec)
+        hands = [[CARD_NAMES[c] for c in cards[:n]], [CARD_NAMES[c] for c in cards[n : 2 * n]]]
+        talon = [CARD_NAMES[c] for c in cards[2 * n :]]
+        e.reset(seed=seed, options={"dealer": dealer, "hands": hands, "talon": talon})
+        total, done = 0.0, ref.result is not None
+        while not done:
+            assert ref.turn == seat
+            assert {int(a) for a in np.flatnonzero(e.action_masks())} == ref.legal()
+            a = choose_from(sorted(ref.legal()), rng)
+            ref.step(a)
+            _, reward, done, truncated, _ = e.step(a)
+            total += reward
+            assert not truncated and done == (ref.result is not None)
+        winner, points, _ = ref.result
+        assert total == (0 if winner is None else points if winner == seat else -points), (
+            f"{spec} seed {seed}"
+        )
