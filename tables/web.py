@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
+import re
 import socket
 import sys
 from collections import Counter
@@ -88,16 +89,20 @@ async def _json_server_error(request: Request, exc: Exception) -> Response:
     return JSONResponse({"error": "internal server error"}, status_code=500)
 
 
+# A Host header: a name (or IPv4 address) or a bracketed IPv6 address, then at most a port.
+HOST = re.compile(r"(?:\[([0-9a-f:.]{2,45})\]|([a-z0-9._-]{1,253}))(?::[0-9]{1,5})?")
+
+
 def host_of(header: str) -> str:
-    """The host of a ``Host`` header, without the port: ``[::1]:8066`` -> ``::1``."""
-    header = header.strip().lower()
-    if header.startswith("["):
-        return header[1:].partition("]")[0]
-    return header.rpartition(":")[0] if header.count(":") == 1 else header
+    """The host of a ``Host`` header, without the port: ``[::1]:8066`` -> ``::1``; ``""`` for
+    anything else (``127.0.0.1:80@evil.example`` names no allowed host, whatever it starts with)."""
+    m = HOST.fullmatch(header.strip().lower())
+    return "" if m is None else m.group(1) or m.group(2)
 
 
 class HostCheck:
-    """Only requests naming an allowed host (no DNS rebinding). Starlette's own
+    """Only requests with one ``Host`` header naming an allowed host (no DNS rebinding; with two,
+    the check and the origin test could read different ones). Starlette's own
     ``TrustedHostMiddleware`` cannot read an IPv6 literal (``[::1]:8066``), hence this one."""
 
     def __init__(self, app: Any, allowed_hosts: Sequence[str]) -> None:
@@ -106,8 +111,8 @@ class HostCheck:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            header = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if host_of(header) not in self.allowed:
+            hosts = [v.decode("latin-1") for k, v in scope["headers"] if k == b"host"]
+            if len(hosts) != 1 or host_of(hosts[0]) not in self.allowed:
                 response = JSONResponse({"error": "invalid host header"}, status_code=400)
                 return await response(scope, receive, send)
         await self.app(scope, receive, send)
