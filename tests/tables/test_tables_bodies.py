@@ -61,3 +61,29 @@ def test_an_upload_of_escaped_quotes_is_refused_while_others_play_on(start_serve
             r = c.post("/api/games", content=('{"vs": ' + shape(16_000)).encode(),
                        headers={"content-type": "application/json"})
             assert r.status_code == 400, r.text
+
+
+def test_damaged_lines_a_browser_sends_or_views_write_nothing_to_the_servers_log(start_server, tmp_path):
+    """Every read of a damaged results file used to print up to 11 warning lines on the server's
+    stderr: any client could fill the operator's log (or disk) with uploads. The browser now
+    gets the count of skipped lines instead."""
+    from agents.arena import round_robin
+
+    arena = tmp_path / "arena.jsonl"
+    round_robin(["heuristic", "random"], games=2, results_path=str(arena), progress=False, seed=0)
+    good = arena.read_text(encoding="utf-8")
+    damaged = good + "".join(f'{{"type": "game", "index": {i}}}\n' for i in range(30))
+    arena.write_text(damaged, encoding="utf-8")
+    base, _ = start_server("--records", str(arena))
+    log = tmp_path / "server0.log"
+    with httpx.Client(base_url=base, timeout=30) as c:
+        for _ in range(3):
+            r = c.post("/api/replay", json={"jsonl": damaged})
+            assert r.status_code == 200 and r.json()["total"] == 2 and r.json()["skipped"] == 30, r.text
+            assert c.post("/api/replay", json={"jsonl": damaged, "game": 1}).status_code == 200
+            listed = c.get("/api/records").json()["sources"][1]
+            assert listed["total"] == 2 and listed["skipped"] == 30
+            assert c.get("/api/records/0/1").status_code == 200
+    time.sleep(0.3)
+    text = log.read_text(errors="replace")
+    assert "warning" not in text and "damaged" not in text, text[-2000:]
