@@ -66,6 +66,12 @@ MAX_CONNECTIONS = 400  # connections (and requests) at once; uvicorn answers 503
 KEEP_ALIVE_S = 5  # an idle keep-alive connection is closed after this
 SHUTDOWN_S = 2  # on SIGTERM, requests still running (long polls) get this long to finish
 MAX_HEADER_BYTES = 16 * 1024  # request line and headers
+# The HTTP parser: h11, the one that enforces MAX_HEADER_BYTES (uvicorn[standard] would pick
+# httptools, which reads headers of any size); no websocket support (the app has no such route).
+HTTP_PARSER, WEBSOCKETS = "h11", "none"
+# uvicorn's own warnings (a malformed request, an unsupported upgrade) are one line per request a
+# client chooses to send: only errors are logged, so no client can grow the operator's log.
+UVICORN_LOG_LEVEL = "error"
 
 
 class BindError(ValueError):
@@ -334,10 +340,10 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Sixty-Six tables on http://{shown}:{args.port}/  (finished games: "
           f"{app.state.tables.store.path}; Ctrl-C to stop)", flush=True)
-    uvicorn.run(app, host=args.host.strip("[]"), port=args.port, log_level="warning", access_log=False,
-                limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S,
+    uvicorn.run(app, host=args.host.strip("[]"), port=args.port, log_level=UVICORN_LOG_LEVEL,
+                access_log=False, limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S,
                 timeout_graceful_shutdown=SHUTDOWN_S, h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-                proxy_headers=False, server_header=False)
+                http=HTTP_PARSER, ws=WEBSOCKETS, proxy_headers=False, server_header=False)
     return 0
 
 

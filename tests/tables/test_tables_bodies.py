@@ -3,6 +3,7 @@ known to be JSON takes time linear in the body, whatever its quotes and backslas
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 
@@ -87,3 +88,49 @@ def test_damaged_lines_a_browser_sends_or_views_write_nothing_to_the_servers_log
     time.sleep(0.3)
     text = log.read_text(errors="replace")
     assert "warning" not in text and "damaged" not in text, text[-2000:]
+
+
+def send_raw(base: str, request: bytes, chunk: int = 1 << 16) -> bytes:
+    """The first bytes of the server's answer to a raw request ('' if it closed the connection)."""
+    port = int(base.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        try:
+            for i in range(0, len(request), chunk):
+                s.sendall(request[i:i + chunk])
+            return s.recv(64)
+        except OSError:  # reset mid-send: refused too
+            return b""
+
+
+def test_request_headers_are_capped_whatever_http_parser_is_installed(start_server):
+    """uvicorn[standard] parses HTTP with httptools, which ignores the h11 header cap: a
+    request with megabytes of headers was read whole (and 400 such connections at once)."""
+    from tables.web import MAX_HEADER_BYTES
+
+    base, _ = start_server()
+    for size in (4 * MAX_HEADER_BYTES, 2_000_000):
+        pad = b"a" * size
+        reply = send_raw(base, b"GET /api/bots HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + pad + b"\r\n\r\n")
+        assert not reply.startswith(b"HTTP/1.1 200"), (size, reply)
+        many = b"".join(b"X-%d: a\r\n" % i for i in range(size // 8))
+        reply = send_raw(base, b"GET /api/bots HTTP/1.1\r\nHost: 127.0.0.1\r\n" + many + b"\r\n")
+        assert not reply.startswith(b"HTTP/1.1 200"), (size, reply)
+    assert send_raw(base, b"GET /api/bots HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * 1000
+                    + b"\r\n\r\n").startswith(b"HTTP/1.1 200")
+
+
+def test_malformed_requests_and_upgrades_write_nothing_to_the_servers_log(start_server, tmp_path):
+    """One log line per bad request let any client grow the operator's log at will."""
+    base, _ = start_server()
+    for request in (b"GARBAGE\r\n\r\n", b"GET /\x00 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+                    b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    b"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+                    b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n",
+                    b"GET /api/bots HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * 100_000 + b"\r\n\r\n"):
+        for _ in range(3):
+            reply = send_raw(base, request)
+            assert not reply.startswith(b"HTTP/1.1 101"), reply  # no websocket: the app has no such route
+    time.sleep(0.3)
+    assert httpx.get(base + "/api/bots").status_code == 200
+    text = (tmp_path / "server0.log").read_text(errors="replace")
+    assert text.strip() == "", text[-2000:]
