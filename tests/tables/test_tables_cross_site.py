@@ -79,3 +79,24 @@ def test_requests_the_browser_marks_as_from_another_site_are_refused(start_serve
         for site in ("same-origin", "none"):  # the page itself, and an address typed in
             assert c.get("/api/bots", headers={"sec-fetch-site": site}).status_code == 200
         assert c.get("/", headers={"sec-fetch-site": "cross-site"}).status_code == 200  # a link to the page
+
+
+def test_every_kind_of_reply_keeps_the_page_to_itself_and_offers_no_cors(start_server):
+    """The page, a script, an API reply, an API error, a refused host and a refused method all
+    carry the CSP (no framing, own scripts only) and nosniff; none grants another origin access."""
+    base, _ = start_server()
+    evil = {"origin": "http://evil.example"}
+    with httpx.Client(base_url=base, timeout=10) as c:
+        replies = [c.get("/", headers=evil), c.get("/static/table.js", headers=evil),
+                   c.get("/api/bots", headers=evil), c.get("/api/game", headers=evil),
+                   c.get("/static/../web.py"), c.get("/api/bots", headers={"host": "evil.example"}),
+                   c.options("/api/games", headers={**evil, "access-control-request-method": "POST",
+                                                    "access-control-request-headers": "content-type"}),
+                   c.post("/api/games", json={}, headers=evil)]
+    for r in replies:
+        csp = r.headers.get("content-security-policy", "")
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp, (r.request.url, r.headers)
+        assert r.headers.get("x-content-type-options") == "nosniff"
+        assert r.headers.get("x-frame-options") == "DENY"
+        assert not any(k.lower().startswith("access-control-") for k in r.headers), r.headers
+    assert [r.status_code for r in replies[4:]] == [404, 400, 405, 403]
