@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agents.arena.lines import TEAM_KEY
-from agents.arena.records import ResultsFileError, read_results
+from agents.arena.records import ResultsFileError, Warn, read_results
 
 from .endpoint import ApiError, checked_int, client_of, endpoint, json_object, owner_of, parse_int, read_body
 from .games import Busy, Tables
@@ -35,11 +34,15 @@ UPLOAD_LIMIT = 8 * 1024 * 1024
 SOURCE = re.compile(r"[0-9]{1,9}")  # a --records file's number (ASCII digits only)
 
 
-def read_games(path: str, name: str | None = None) -> list[dict[str, Any]]:
-    """The game lines of results file ``path`` (422, calling it ``name``, if it cannot be read)."""
+def read_games(path: str, name: str | None = None,
+               data: bytes | None = None) -> tuple[list[dict[str, Any]], int]:
+    """The game lines of results file ``path`` (or of its text ``data``) and how many damaged
+    lines were skipped (422, calling it ``name``, if it cannot be read). Nothing is written to
+    the server's log: a browser's request, an upload above all, must not fill it."""
     name = name or os.path.basename(path)
+    warn = Warn(path, quiet=True)
     try:
-        header, games = read_results(path)
+        header, games = read_results(path, data, warn)
     except (OSError, ResultsFileError) as e:
         raise ApiError(422, f"cannot read {name}: {str(e).replace(path, name)}") from None
     except RecursionError:  # a line nested too deep for the JSON reader
@@ -50,7 +53,7 @@ def read_games(path: str, name: str | None = None) -> list[dict[str, Any]]:
     if rules is not None:
         for g in games:
             g.setdefault("rules", rules)
-    return games
+    return games, warn.count
 
 
 def frames_of(games: list[dict[str, Any]], index: int, where: str) -> dict[str, Any]:
@@ -74,8 +77,8 @@ def sources(tables: Tables, owner: str) -> list[dict[str, Any]]:
     out = [{"id": "mine", "title": "Your finished games", "games": mine[-LIST_LIMIT:][::-1],
             "total": len(mine)}]
     for i, path in enumerate(tables.files):
-        games = read_games(path)
-        out.append({"id": str(i), "title": os.path.basename(path), "total": len(games),
+        games, skipped = read_games(path)
+        out.append({"id": str(i), "title": os.path.basename(path), "total": len(games), "skipped": skipped,
                     "games": [summary(g) for g in games[:LIST_LIMIT]]})
     return out
 
@@ -91,17 +94,14 @@ def recorded_frames(tables: Tables, source: str, index: int, owner: str) -> dict
     if number is None or number >= len(tables.files):
         raise ApiError(404, f"no record source {source[:40]!r}")
     path = tables.files[number]
-    return frames_of(read_games(path), index, os.path.basename(path))
+    return frames_of(read_games(path)[0], index, os.path.basename(path))
 
 
 def uploaded(text: str, index: int | None) -> dict[str, Any]:
     """An uploaded results file: its game list, or the frames of game ``index``."""
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", encoding="utf-8") as f:
-        f.write(text if text.endswith("\n") else text + "\n")
-        f.flush()
-        games = read_games(f.name, "the file")
+    games, skipped = read_games("the file", "the file", text.encode("utf-8", "replace"))
     if index is None:
-        return {"games": [summary(g) for g in games[:LIST_LIMIT]], "total": len(games)}
+        return {"games": [summary(g) for g in games[:LIST_LIMIT]], "total": len(games), "skipped": skipped}
     return frames_of(games, index, "the file")
 
 

@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
+import re
 import socket
 import sys
 from collections import Counter
@@ -65,6 +66,12 @@ MAX_CONNECTIONS = 400  # connections (and requests) at once; uvicorn answers 503
 KEEP_ALIVE_S = 5  # an idle keep-alive connection is closed after this
 SHUTDOWN_S = 2  # on SIGTERM, requests still running (long polls) get this long to finish
 MAX_HEADER_BYTES = 16 * 1024  # request line and headers
+# The HTTP parser: h11, the one that enforces MAX_HEADER_BYTES (uvicorn[standard] would pick
+# httptools, which reads headers of any size); no websocket support (the app has no such route).
+HTTP_PARSER, WEBSOCKETS = "h11", "none"
+# uvicorn's own warnings (a malformed request, an unsupported upgrade) are one line per request a
+# client chooses to send: only errors are logged, so no client can grow the operator's log.
+UVICORN_LOG_LEVEL = "error"
 
 
 class BindError(ValueError):
@@ -88,16 +95,20 @@ async def _json_server_error(request: Request, exc: Exception) -> Response:
     return JSONResponse({"error": "internal server error"}, status_code=500)
 
 
+# A Host header: a name (or IPv4 address) or a bracketed IPv6 address, then at most a port.
+HOST = re.compile(r"(?:\[([0-9a-f:.]{2,45})\]|([a-z0-9._-]{1,253}))(?::[0-9]{1,5})?")
+
+
 def host_of(header: str) -> str:
-    """The host of a ``Host`` header, without the port: ``[::1]:8066`` -> ``::1``."""
-    header = header.strip().lower()
-    if header.startswith("["):
-        return header[1:].partition("]")[0]
-    return header.rpartition(":")[0] if header.count(":") == 1 else header
+    """The host of a ``Host`` header, without the port: ``[::1]:8066`` -> ``::1``; ``""`` for
+    anything else (``127.0.0.1:80@evil.example`` names no allowed host, whatever it starts with)."""
+    m = HOST.fullmatch(header.strip().lower())
+    return "" if m is None else m.group(1) or m.group(2)
 
 
 class HostCheck:
-    """Only requests naming an allowed host (no DNS rebinding). Starlette's own
+    """Only requests with one ``Host`` header naming an allowed host (no DNS rebinding; with two,
+    the check and the origin test could read different ones). Starlette's own
     ``TrustedHostMiddleware`` cannot read an IPv6 literal (``[::1]:8066``), hence this one."""
 
     def __init__(self, app: Any, allowed_hosts: Sequence[str]) -> None:
@@ -106,8 +117,8 @@ class HostCheck:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            header = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if host_of(header) not in self.allowed:
+            hosts = [v.decode("latin-1") for k, v in scope["headers"] if k == b"host"]
+            if len(hosts) != 1 or host_of(hosts[0]) not in self.allowed:
                 response = JSONResponse({"error": "invalid host header"}, status_code=400)
                 return await response(scope, receive, send)
         await self.app(scope, receive, send)
@@ -329,10 +340,10 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Sixty-Six tables on http://{shown}:{args.port}/  (finished games: "
           f"{app.state.tables.store.path}; Ctrl-C to stop)", flush=True)
-    uvicorn.run(app, host=args.host.strip("[]"), port=args.port, log_level="warning", access_log=False,
-                limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S,
+    uvicorn.run(app, host=args.host.strip("[]"), port=args.port, log_level=UVICORN_LOG_LEVEL,
+                access_log=False, limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S,
                 timeout_graceful_shutdown=SHUTDOWN_S, h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-                proxy_headers=False, server_header=False)
+                http=HTTP_PARSER, ws=WEBSOCKETS, proxy_headers=False, server_header=False)
     return 0
 
 

@@ -91,22 +91,25 @@ def header_line(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class Warn:
-    """Damaged-line warnings on stderr, at most ``limit`` lines then a count."""
+    """Damaged-line warnings on stderr, at most ``limit`` lines then a count; none at all when
+    ``quiet`` (the caller reports :attr:`count` itself: a web client's upload must not write to
+    the server's log)."""
 
-    def __init__(self, path: str, limit: int = 10) -> None:
-        self.path, self.limit, self.count = path, limit, 0
+    def __init__(self, path: str, limit: int = 10, quiet: bool = False) -> None:
+        self.path, self.limit, self.count, self.quiet = path, limit, 0, quiet
 
     def __call__(self, message: str) -> None:
         self.count += 1
-        if self.count <= self.limit:
+        if self.count <= self.limit and not self.quiet:
             print(f"warning: {self.path}:{message}", file=sys.stderr)
 
     def done(self, what: str = "damaged lines skipped") -> None:
-        if self.count > self.limit:
+        if self.count > self.limit and not self.quiet:
             print(f"warning: {self.path}: {self.count} {what} in all", file=sys.stderr)
 
 
-def _parse_lines(path: str, data: bytes | None = None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+def _parse_lines(path: str, data: bytes | None = None,
+                 warn: Warn | None = None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """(header or None for an empty file, the well-formed game lines in file order).
 
     Damaged lines are skipped with a warning; a first line that is not an
@@ -118,7 +121,7 @@ def _parse_lines(path: str, data: bytes | None = None) -> tuple[dict[str, Any] |
     lines = data.split(b"\n")
     header: dict[str, Any] | None = None
     games: list[dict[str, Any]] = []
-    warn = Warn(path)
+    warn = warn or Warn(path)
     for lineno, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
@@ -142,14 +145,16 @@ def _parse_lines(path: str, data: bytes | None = None) -> tuple[dict[str, Any] |
     return header, games
 
 
-def read_results(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Header and game records of a results file, games ordered by index.
+def read_results(path: str, data: bytes | None = None,
+                 warn: Warn | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Header and game records of a results file (or of its text ``data``, ``path`` naming it),
+    games ordered by index.
 
     Damaged lines are skipped with a warning on stderr (see the module
-    docstring); a file that is not an arena results file is a
-    :class:`ResultsFileError`.
+    docstring; ``warn``: a :class:`Warn` of the caller's); a file that is not
+    an arena results file is a :class:`ResultsFileError`.
     """
-    header, games = _parse_lines(path)
+    header, games = _parse_lines(path, data, warn)
     if header is None:
         raise ResultsFileError(f"{path}: empty results file (no header line)")
     return header, ordered(games)
