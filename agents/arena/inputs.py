@@ -29,14 +29,14 @@ def check_regular(fd: int, path: str, cap: int) -> int:
     return st.st_size
 
 
-def read_regular(path: str, cap: int) -> bytes:
-    """The bytes of the regular file at ``path`` (at most ``cap``); opening never blocks, so a fifo
-    is refused too."""
+def read_regular(path: str, cap: int, *, head: bool = False) -> bytes:
+    """The bytes of the regular file at ``path``: all of them, at most ``cap`` (``head``: its first
+    ``cap`` bytes, whatever its size); opening never blocks, so a fifo is refused too."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        check_regular(fd, path, cap)
+        check_regular(fd, path, MAX_RESULTS_BYTES if head else cap)
         with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(cap + 1)
+            data = f.read(cap if head else cap + 1)
     finally:
         os.close(fd)
     if len(data) > cap:
