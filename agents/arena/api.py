@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.external import parse_exec
 from agents.play import agent_name, make_env
 from agents.protocol.sandbox import check_sandbox
 from agents.registry import check_plays
@@ -118,6 +119,7 @@ def with_corrected(st: PairingStats, lines: Sequence[GameLine], a: int, b: int,
 def _run(players: Sequence[AgentLike], opts: ArenaOptions
          ) -> tuple[list[str], dict[str, Any], list[GameLine], SequentialStop | None]:
     check_players(players, opts)
+    warn_unsandboxed(players, opts.sandbox)
     opts = with_seed(opts)
     names = display_names(players)
     config = opts.run_config(names)
@@ -153,6 +155,24 @@ def with_seed(opts: ArenaOptions) -> ArenaOptions:
         return opts
     seed = recorded_seed(opts.results_path) if opts.resume and opts.results_path else None
     return dataclasses.replace(opts, seed=secret_seed() if seed is None else seed)
+
+
+EXEC_PREFIX = "exec:"
+UNSANDBOXED = ("warning: exec: bots run outside the sandbox, as you: they can read your files, this "
+               "run's results file (its master seed reveals every deal) and the arena's memory; give "
+               "untrusted bots --sandbox")
+
+
+def warn_unsandboxed(players: Sequence[AgentLike], sandbox: bool) -> None:
+    """One warning on stderr when an external bot will run outside the sandbox (it is not trusted code, and
+    outside bubblewrap it runs with the operator's rights: the secret deals are only as secret as the
+    operator's files)."""
+    if sandbox:
+        return
+    for p in players:
+        if isinstance(p, str) and p.startswith(EXEC_PREFIX) and not parse_exec(p[len(EXEC_PREFIX):]).sandbox:
+            print(UNSANDBOXED, file=sys.stderr)
+            return
 
 
 def warn_low_share(lines: Sequence[GameLine]) -> None:

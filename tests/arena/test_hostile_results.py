@@ -86,3 +86,19 @@ def test_a_results_path_that_is_no_regular_file_is_one_line_at_once(tmp_path, ki
                            timeout=60, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
         assert r.returncode == 2 and r.stderr.strip().splitlines() == [
             f"sixtysix {cmd[0]}: error: {path}: not a regular file, not a results file"]
+
+
+@pytest.mark.parametrize("spec_sandbox, flag, warned", [(False, False, True), (True, False, False),
+                                                         (False, True, False)])
+def test_exec_bots_outside_the_sandbox_are_named_a_risk(tmp_path, capsys, monkeypatch, spec_sandbox, flag,
+                                                        warned):
+    """Outside bubblewrap an external bot runs as the operator and can read the results file with the
+    master seed: the arena says so once (the secret deals hold against it only in the sandbox)."""
+    from agents.arena import api
+
+    monkeypatch.setattr(api, "check_sandbox", lambda: None)
+    monkeypatch.setattr(api, "play_missing", lambda *a, **k: 0)  # the warning comes before any game
+    command = f"{sys.executable} -S {ROOT / 'examples/bots/random_bot.py'}"
+    bot = f"exec:{'sandbox=1 ' if spec_sandbox else ''}{command}"
+    api.head_to_head(bot, "random", games=2, unit="deal", sandbox=flag, results_path=str(tmp_path / "r"))
+    assert capsys.readouterr().err.count("exec: bots run outside the sandbox") == (1 if warned else 0)
