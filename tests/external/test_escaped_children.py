@@ -52,7 +52,7 @@ def test_a_bots_daemon_does_not_outlive_its_game(tmp_path: Path, stubborn: bool)
     text = "".join(p.read_text() for p in (tmp_path / "logs").glob("*.log"))
     daemons = {int(pid) for pid in re.findall(r"^daemon (\d+)", text, re.M)}
     assert len(daemons) == 2  # a fresh process per game, each with its daemon
-    left = wait_gone(daemons, timeout=3)
+    left = wait_gone(daemons, timeout=10)
     for pid in left:  # leave nothing behind, also when the test fails
         os.kill(pid, 9)
     assert not left, "a bot's daemon outlived its game"
