@@ -20,6 +20,8 @@ import contextlib
 import io
 import math
 import os
+import pickle
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -58,14 +60,21 @@ def load(path: str | os.PathLike[str], *, resumable: bool = False) -> dict[str, 
     """Read and validate a checkpoint (:func:`validate`; ``resumable``: also every entry
     ``train.py --resume`` reads); any problem is a :class:`CheckpointError` naming the file."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise CheckpointError(f"checkpoint {path} does not exist")
+    if not path.is_file():  # a folder, a fifo (reading would block), a device (endless)
+        raise CheckpointError(f"checkpoint {path} is not a regular file")
     if path.stat().st_size > MAX_BYTES:
         raise CheckpointError(f"checkpoint {path} is larger than {MAX_BYTES // 2**20} MiB")
     try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch's warnings on a hostile pickle: the error is one line
+            warnings.simplefilter("ignore")
+            ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # corrupt, truncated, or not a torch file at all
         first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+        if isinstance(e, pickle.UnpicklingError) and "weights only" in first.lower():
+            first = ("it holds Python objects besides tensors and plain data (refused: loading them could "
+                     "run code)")
         raise CheckpointError(f"checkpoint {path} is corrupt or not a sixtysix PPO checkpoint: "
                               f"{first}") from None
     validate(ckpt, path, resumable=resumable)

@@ -29,7 +29,12 @@ Why the process cannot outlive the arena, however the arena ends:
 - an ``atexit`` hook closes every live agent on a normal exit;
 - well-behaved bots also exit at end of input (the example bots do).
 
-Not covered: a bot that leaves its process group (``setsid``, daemons).
+- the supervisor is the bot's child subreaper: processes that leave the
+  group (``setsid``, daemons) are re-parented to it when their parent ends,
+  and it kills them with the group (when the bot exits, and on ``close``).
+
+Not covered, outside the sandbox: a bot that attacks its own supervisor (it
+runs as the same user); the sandbox's process namespace ends them all.
 
 With ``sandbox`` (``exec:sandbox=1,...``, or the arena's ``--sandbox``) the
 command runs inside bubblewrap (:mod:`agents.protocol.sandbox`): no network,

@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.play import agent_name
+from agents.external import parse_exec
+from agents.play import agent_name, make_env
 from agents.protocol.sandbox import check_sandbox
 from agents.registry import check_plays
+from sixtysix_env.variants import rules_from_spec
 
 from .corrected import PLAIN, corrected_figure
 from .fairness import LOW_CPU_SHARE, ReferenceGuard, cpu_share, share_text
@@ -30,6 +32,7 @@ from .runner import AgentLike, GameLine, Setup, backend_for, play_missing
 from .schedule import Task, pairings, schedule, secret_seed
 from .sprt import SequentialStop
 from .stats import bradley_terry
+from .verify import outcome_problem
 
 RunResult = tuple[list[str], dict[str, Any], list[GameLine]]
 
@@ -116,6 +119,7 @@ def with_corrected(st: PairingStats, lines: Sequence[GameLine], a: int, b: int,
 def _run(players: Sequence[AgentLike], opts: ArenaOptions
          ) -> tuple[list[str], dict[str, Any], list[GameLine], SequentialStop | None]:
     check_players(players, opts)
+    warn_unsandboxed(players, opts.sandbox)
     opts = with_seed(opts)
     names = display_names(players)
     config = opts.run_config(names)
@@ -127,7 +131,7 @@ def _run(players: Sequence[AgentLike], opts: ArenaOptions
     writer = None
     if opts.results_path is not None:
         lines, writer = open_results(opts.results_path, config, opts.resume)
-        done = validate_resumed(opts.results_path, lines, tasks)
+        done = validate_resumed(opts.results_path, lines, tasks, config)
     recorded = set(done)
     try:
         ray = opts.backend == "ray"
@@ -151,6 +155,24 @@ def with_seed(opts: ArenaOptions) -> ArenaOptions:
         return opts
     seed = recorded_seed(opts.results_path) if opts.resume and opts.results_path else None
     return dataclasses.replace(opts, seed=secret_seed() if seed is None else seed)
+
+
+EXEC_PREFIX = "exec:"
+UNSANDBOXED = ("warning: exec: bots run outside the sandbox, as you: they can read your files, this "
+               "run's results file (its master seed reveals every deal) and the arena's memory; give "
+               "untrusted bots --sandbox")
+
+
+def warn_unsandboxed(players: Sequence[AgentLike], sandbox: bool) -> None:
+    """One warning on stderr when an external bot will run outside the sandbox (it is not trusted code, and
+    outside bubblewrap it runs with the operator's rights: the secret deals are only as secret as the
+    operator's files)."""
+    if sandbox:
+        return
+    for p in players:
+        if isinstance(p, str) and p.startswith(EXEC_PREFIX) and not parse_exec(p[len(EXEC_PREFIX):]).sandbox:
+            print(UNSANDBOXED, file=sys.stderr)
+            return
 
 
 def warn_low_share(lines: Sequence[GameLine]) -> None:
@@ -199,24 +221,37 @@ def display_names(players: Sequence[AgentLike]) -> list[str]:
     return names
 
 
-def validate_resumed(path: str, lines: list[GameLine], tasks: list[Task]) -> dict[int, GameLine]:
+def validate_resumed(path: str, lines: list[GameLine], tasks: list[Task], config: dict[str, Any]
+                     ) -> dict[int, GameLine]:
     """The recorded games of this run's schedule by index (the last good line of each).
 
-    A line whose seed, seats or pairing differ from the schedule is damaged:
-    it is skipped with a warning and its game played again. Lines past this
-    run's games (a longer run's) are kept in the file but not counted.
+    A line whose seeds, seats, pairing or unit differ from the
+    schedule, or whose result does not follow from its moves
+    (:func:`~agents.arena.verify.outcome_problem`: a forged or hand-edited
+    line), is damaged: it is skipped with a warning and its game played
+    again. Lines past this run's games (a longer run's) are kept in the file
+    but not counted.
     """
     by_index = {t.index: t for t in tasks}
+    unit = config["unit"]
+    rules = rules_from_spec(config.get("rules", "german"))
+    env = make_env(unit, rules=rules)
     done = {}
     warn = Warn(path)
     for line in lines:
         t = by_index.get(line["index"])
         if t is None:
             continue
-        if (line["seed"], line["seats"], line["pairing"]) != (t.seed, list(t.seats), [t.a, t.b]):
-            warn(f" game {t.index} does not match this run's schedule (seed, seats or pairing differ); "
-                 "it is played again")
+        planned = (t.seed, list(t.seats), [t.a, t.b], list(t.agent_seeds), t.cluster, unit)
+        problem = None
+        if (line["seed"], line["seats"], line["pairing"], line["agent_seeds"], line["cluster"],
+                line["unit"]) != planned:
+            problem = "does not match this run's schedule (seeds, seats, pairing or unit differ)"
+        elif (why := outcome_problem(line, rules, env)) is not None:
+            problem = f"does not follow from its moves ({why})"
+        if problem is not None:
+            warn(f" game {t.index} {problem}; it is played again")
             continue
         done[t.index] = line
-    warn.done("games that do not match the schedule")
+    warn.done("games that do not match the schedule or their moves")
     return done

@@ -40,6 +40,7 @@ from sixtysix_env.cards import names_of
 from sixtysix_env.engine import PLAYER_IDS, WINDOW_NAMES
 from sixtysix_env.variants import rules_from_spec
 
+from .inputs import MAX_RESULTS_BYTES, NotRegularFile, check_regular, read_regular
 from .lines import (
     TEAM_KEY,
     game_problem,
@@ -116,8 +117,10 @@ def _parse_lines(path: str, data: bytes | None = None,
     arena header is a :class:`ResultsFileError`.
     """
     if data is None:
-        with open(path, "rb") as f:
-            data = f.read()
+        try:
+            data = read_regular(path, MAX_RESULTS_BYTES)
+        except NotRegularFile as e:
+            raise ResultsFileError(f"{path}: {e.strerror}, not a results file") from None
     lines = data.split(b"\n")
     header: dict[str, Any] | None = None
     games: list[dict[str, Any]] = []
@@ -169,9 +172,8 @@ def ordered(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def recorded_seed(path: str) -> int | None:
     """The master seed in the header of the results file at ``path`` (None: no such file or header)."""
     try:
-        with open(path, "rb") as f:
-            first = f.readline(1 << 20)
-    except OSError:
+        first = read_regular(path, 1 << 20, head=True).split(b"\n", 1)[0]
+    except OSError:  # none, or no regular file: open_results then names the problem
         return None
     obj, _ = parse_line(first)
     config = obj.get("config") if isinstance(obj, dict) else None
@@ -236,8 +238,12 @@ def open_results(
     """
     config = json.loads(dumps(config))  # normalise (tuples -> lists) for comparison
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
     try:
+        try:
+            check_regular(fd, path, MAX_RESULTS_BYTES)  # a fifo or device would block or never end
+        except NotRegularFile as e:
+            raise ResultsFileError(f"{path}: {e.strerror}, not a results file") from None
         with _locked(fd):
             games = _claim(path, fd, config, resume)
     except BaseException:

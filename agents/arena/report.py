@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -163,9 +164,23 @@ def text_table(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
+def md_cell(text: str) -> str:
+    """``text`` as one Markdown table cell: a ``|`` escaped, line breaks and other control characters
+    as spaces (names may come from files from elsewhere: a cell never splits the table)."""
+    return "".join(c if c.isprintable() else " " for c in text).replace("|", "\\|")
+
+
+def md_code(text: str) -> str:
+    """``text`` as a Markdown code span that ends where it should, whatever backticks it holds."""
+    run = max((len(m) for m in re.findall("`+", text)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def md_table(head: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(" --- " for _ in head) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines = ["| " + " | ".join(map(md_cell, head)) + " |", "|" + "|".join(" --- " for _ in head) + "|"]
+    lines += ["| " + " | ".join(map(md_cell, r)) + " |" for r in rows]
     return "\n".join(lines)
 
 

@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from agents.arena.report import md_table
+from agents.arena.report import md_code, md_table
 
 from .ladder import ANCHOR
 from .report import points_text
@@ -68,9 +68,9 @@ def markdown(cells: Sequence[dict[str, Any]], budgets: Sequence[float]) -> str:
         f"{lad['move_time']:g} s of {lad['clock']} time per move) with the bot at each budget of "
         f"{lad['clock']} time per move; {games} matches in all. {FLAT_MARK} the bot ignores the budget (it "
         "is never told its time limit): one bench, at the ladder's time, shown in every column.", "",
-        md_table(head, [[f"`{bot}`", *(_rating(c) for c in cs)] for bot, cs in table]), "",
+        md_table(head, [[md_code(bot), *(_rating(c) for c in cs)] for bot, cs in table]), "",
         f"Points per deal against `{REFERENCE}` (the bot's side, 95% interval, matches):", "",
-        md_table(head, [[f"`{bot}`", *(_points(c) for c in cs)] for bot, cs in table]), ""])
+        md_table(head, [[md_code(bot), *(_points(c) for c in cs)] for bot, cs in table]), ""])
 
 
 def plot(cells: Sequence[dict[str, Any]], budgets: Sequence[float], path: str) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.arena.fairness import share_text
-from agents.arena.report import md_table
+from agents.arena.report import md_code, md_table
 from agents.forfeits import kinds_text
 
 
@@ -74,7 +74,7 @@ def markdown(result: dict[str, Any]) -> str:
              r["sprt_verdict"] or "-"]
             for r in result["rungs"]]
     return "\n".join([
-        f"# Bench: `{result['bot']}`", "",
+        f"# Bench: {md_code(result['bot'])}", "",
         f"**Rating {result['elo']:.0f}** (95% interval {lo:.0f} to {hi:.0f}; {lad['scale']}), "
         f"{result['games']} matches at {at} of {lad.get('clock', 'wall')} time per move, "
         "secret deals per rung, duplicate deals; rates from the bot's side, 95% intervals.", "",
@@ -125,7 +125,7 @@ def leaderboard(results: Sequence[dict[str, Any]]) -> str:
         rates = [f"{100 * by[r]['win_rate']:.0f}%" if r in by and by[r]["win_rate"] is not None else "-"
                  for r in rungs]
         mark = " (unreliable)" if res.get("unreliable") else ""
-        rows.append([str(k), f"`{res['bot']}`", f"{res['elo']:.0f}{mark}",
+        rows.append([str(k), md_code(res['bot']), f"{res['elo']:.0f}{mark}",
                      f"{res['elo_ci'][0]:.0f} to {res['elo_ci'][1]:.0f}", str(res["games"]),
                      _total_forfeits(res), *rates])
     return md_table(head, rows) + "\n" + _points_table(results, rungs)
@@ -140,7 +140,7 @@ def _points_table(results: Sequence[dict[str, Any]], rungs: list[str]) -> str:
     for res in sorted(results, key=lambda r: -r["elo"]):
         by = {r["rung"]: r for r in res["rungs"]}
         cells = [f"{_plain(by[r])} / {_aivat(by[r])[0]}" if r in by else "-" for r in rungs]
-        rows.append([f"`{res['bot']}`", *cells])
+        rows.append([md_code(res['bot']), *cells])
     return "\nPoints per deal (game points, 95% intervals): plain duplicate / AIVAT-corrected.\n\n" + \
         md_table(head, rows) + "\n"
 

@@ -37,7 +37,8 @@ from typing import Any
 
 from agents.arena import head_to_head
 from agents.arena.corrected import EstimatorError, check_estimator
-from agents.arena.lines import finite_number, jsonable, parse_line
+from agents.arena.inputs import read_regular
+from agents.arena.lines import MAX_INDEX, MAX_POINTS, finite_number, jsonable, parse_line
 from agents.arena.pairing import PairingStats
 from agents.arena.schedule import SECRET_BITS, derive
 from agents.forfeits import KINDS
@@ -168,20 +169,26 @@ def rung_row(rung: str, ladder: Ladder, st: PairingStats) -> dict[str, Any]:
     return row
 
 
+def rating_of(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a bench's rung rows decide: the rating and its interval (rounded as stored), the
+    matches, and whether forfeits decided any (the one computation: benches write it, the
+    leaderboard checks a file's figures against it)."""
+    elo, (lo, hi) = fit_rating([(r["rung_elo"], r["a_wins"] + r["draws"] / 2, r["games"]) for r in rows])
+    return {"elo": round(elo, 1), "elo_ci": [round(lo, 1), round(hi, 1)],
+            "games": sum(r["games"] for r in rows),
+            "unreliable": any(r.get("a_forfeits") or r.get("b_forfeits") for r in rows)}
+
+
 def summarize(spec: str, ladder: Ladder, rows: list[dict[str, Any]], own: float | None = None
               ) -> dict[str, Any]:
     """The bench result: the rating with its interval, the bot's per-move limit (``own``, None: the
     ladder's), the ladder used, the rows, forfeits and CPU share."""
-    results = [(r["rung_elo"], r["a_wins"] + r["draws"] / 2, r["games"]) for r in rows]
-    elo, (lo, hi) = fit_rating(results)
     forfeits = {side: {k: sum(r[f"{side}_forfeit_kinds"][k] for r in rows) for k in KINDS} for side in "ab"}
     shares = [(r["cpu_share"], r["games"]) for r in rows if r["cpu_share"] is not None and r["games"]]
     n = sum(g for _, g in shares)
     return jsonable({
-        "bot": spec, "elo": round(elo, 1), "elo_ci": [round(lo, 1), round(hi, 1)],
+        "bot": spec, **rating_of(rows),
         "move_time": ladder.move_time if own is None else own,
-        "games": sum(r["games"] for r in rows),
-        "unreliable": any(r["a_forfeits"] or r["b_forfeits"] for r in rows),
         "forfeits": {"bot": forfeits["a"], "ladder": forfeits["b"]},
         "cpu_share": round(sum(s * g for s, g in shares) / n, 3) if n else None,
         "ladder": {"scale": ladder.to_dict()["scale"], "move_time": ladder.move_time, "clock": ladder.clock,
@@ -193,14 +200,13 @@ def summarize(spec: str, ladder: Ladder, rows: list[dict[str, Any]], own: float 
 
 def read_result(path: str) -> dict[str, Any] | None:
     """A bench JSON written by :func:`bench` (a folder means its ``bench.json``), or None with a
-    one-line warning when it is not one (any shape: it may come from anywhere)."""
+    one-line warning when it is not one (any shape: it may come from anywhere, see :func:`result_problem`)."""
     if os.path.isdir(path):
         path = os.path.join(path, "bench.json")
     try:
-        with open(path, "rb") as f:
-            obj, problem = parse_line(f.read(1 << 24))
+        obj, problem = parse_line(read_regular(path, 1 << 24))
     except OSError as e:
-        obj, problem = None, f"cannot read it ({e.strerror})"
+        obj, problem = None, f"cannot read it ({e.strerror or e})"
     problem = problem or result_problem(obj)
     if problem is not None:
         print(f"warning: {path}: skipped, not a bench result ({problem})", file=sys.stderr)
@@ -208,24 +214,93 @@ def read_result(path: str) -> dict[str, Any] | None:
     return obj
 
 
+MAX_NAME = 300  # characters of a bot or rung name shown in a table
+MAX_ELO = 10_000.0  # |Elo| of any figure: the ladder spans about 1,200
+
+
+def _name_ok(x: Any) -> bool:
+    return isinstance(x, str) and 0 < len(x) <= MAX_NAME and x.isprintable()
+
+
+def _count(x: Any) -> bool:
+    return type(x) is int and 0 <= x <= MAX_INDEX
+
+
+def _rung_problem(r: Any) -> str | None:
+    """Why a rung row is malformed or contradicts itself, or None."""
+    if not (isinstance(r, dict) and _name_ok(r.get("rung"))):
+        return "a rung without a printable name"
+    name = r["rung"]
+    if not (finite_number(r.get("rung_elo")) and abs(r["rung_elo"]) <= MAX_ELO):
+        return f"rung {name!r}: no rating"
+    counts = [r.get(k) for k in ("games", "a_wins", "b_wins", "draws")]
+    if not all(_count(c) for c in counts) or counts[0] != sum(counts[1:]):
+        return f"rung {name!r}: its games are not its wins, losses and draws"
+    games = counts[0]
+    for side in "ab":
+        n, kinds = r.get(f"{side}_forfeits", 0), r.get(f"{side}_forfeit_kinds")
+        if not (_count(n) and n <= games):
+            return f"rung {name!r}: bad forfeit count"
+        if kinds is not None and not (
+                isinstance(kinds, dict) and set(kinds) <= set(KINDS)
+                and all(_count(v) for v in kinds.values()) and sum(kinds.values()) == n):
+            return f"rung {name!r}: forfeits by kind do not add up"
+    wr = r.get("win_rate")
+    score = (counts[1] + counts[3] / 2) / games if games else None
+    if wr is not None and not (finite_number(wr) and score is not None and abs(wr - score) < 1e-6):
+        return f"rung {name!r}: its win rate is not its results"
+    for key in ("points_per_deal", "points_per_deal_ci", "win_rate_ci"):
+        value = r.get(key)
+        if value is not None and not (_pair_ok(value) if key.endswith("_ci") else
+                                      finite_number(value) and abs(value) <= MAX_POINTS):
+            return f"rung {name!r}: a malformed {key}"
+    if "aivat" in r and not rung_aivat_ok(r["aivat"]):
+        return f"rung {name!r}: a malformed aivat figure"
+    return None
+
+
 def result_problem(obj: Any) -> str | None:
-    """Why ``obj`` is not a bench result the leaderboard can show, or None."""
+    """Why ``obj`` is not a bench result the leaderboard can show, or None.
+
+    Every field is checked, and the figures a bench derives (rating and interval, matches, the
+    unreliable mark, forfeits by kind) must follow from its rung rows (:func:`rating_of`), so a
+    table never shows a number that its own file contradicts. (A file can still lie
+    consistently: a bench.json is a claim; its results files hold the games.)
+    """
     if not isinstance(obj, dict):
         return "not a JSON object"
-    if not (isinstance(obj.get("bot"), str) and finite_number(obj.get("elo"))
-            and type(obj.get("games")) is int):
-        return "no bot, elo or games"
+    if not (_name_ok(obj.get("bot")) and finite_number(obj.get("elo")) and _count(obj.get("games"))):
+        return "no printable bot name, elo or games"
     ci = obj.get("elo_ci")
     if not (isinstance(ci, list) and len(ci) == 2 and all(finite_number(x) for x in ci)):
         return "a malformed elo_ci"
+    if "unreliable" in obj and type(obj["unreliable"]) is not bool:
+        return "'unreliable' is not true or false"
     rungs = obj.get("rungs")
-    if not isinstance(rungs, list) or not all(
-            isinstance(r, dict) and isinstance(r.get("rung"), str)
-            and (r.get("win_rate") is None or finite_number(r.get("win_rate")))
-            and (r.get("points_per_deal") is None or finite_number(r["points_per_deal"]))
-            and (r.get("points_per_deal_ci") is None or _pair_ok(r["points_per_deal_ci"]))
-            and ("aivat" not in r or rung_aivat_ok(r["aivat"])) for r in rungs):
+    if not isinstance(rungs, list) or not rungs:
         return "malformed rungs"
+    for r in rungs:
+        problem = _rung_problem(r)
+        if problem is not None:
+            return problem
+    if len({r["rung"] for r in rungs}) != len(rungs):
+        return "a rung listed twice"
+    if not any(r["games"] for r in rungs):
+        return "no games against any rung"
+    derived = rating_of(rungs)
+    if obj["games"] != derived["games"] or obj.get("unreliable", False) != derived["unreliable"]:
+        return "its matches or unreliable mark do not follow from its rungs"
+    if any(abs(x - y) > 0.11 for x, y in zip([obj["elo"], *ci], [derived["elo"], *derived["elo_ci"]],
+                                              strict=True)):
+        return "its rating does not follow from its rungs' results"
+    f = obj.get("forfeits")
+    if f is not None:
+        want = {side: {k: sum(r.get(f"{s}_forfeit_kinds", {}).get(k, 0) for r in rungs) for k in KINDS}
+                for side, s in (("bot", "a"), ("ladder", "b"))}
+        if not (isinstance(f, dict) and set(f) == set(want) and all(
+                isinstance(f[side], dict) and {k: f[side].get(k, 0) for k in KINDS} == want[side]
+                and set(f[side]) <= set(KINDS) for side in want)):
+            return "its forfeits do not follow from its rungs"
     return None
 
 

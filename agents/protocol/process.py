@@ -46,30 +46,49 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 # ------------------------------------------------------------- the process
 # The supervisor: shares the bot's stdin/stdout (fds 3 and 4 carry them past
 # the shell's /dev/null for background jobs), drops its own copies so the
-# bot's exit is seen as end of file, and on SIGTERM (the parent-death signal)
-# or SIGHUP kills the whole process group. Its exit status is the bot's.
-# When the bot exits, whatever is left of its group (its children) is killed
-# too: a dying arena's pipes close before its parent-death signal is sent, so
-# the bot may exit on end of file and its supervisor with it before the signal
-# arrives, which left a bot's child running (found by tests/external).
-# A process's group is the 3rd field after the LAST ")" of /proc/PID/stat:
-# its name, in parentheses before, may hold spaces, ")" and newlines.
+# bot's exit is seen as end of file, and on SIGTERM (the parent-death signal,
+# or BotProcess.stop) or SIGHUP ends every process the bot started, then its
+# own group. Its exit status is the bot's. When the bot exits, whatever is left
+# of it is killed too: a dying arena's pipes close before its parent-death
+# signal is sent, so the bot may exit on end of file and its supervisor with it
+# before the signal arrives, which left a bot's child running (found by
+# tests/external).
+# "Whatever is left" (reap): every process of the supervisor's group, and every
+# process whose parent is the supervisor. The supervisor is a child subreaper,
+# so a bot's orphans, including those that left the group (setsid, daemons),
+# become its children: killing them orphans their own children to it, which the
+# next round kills, until a round finds nothing alive (at most REAP_ROUNDS).
+# A process's group is the 3rd field after the LAST ")" of /proc/PID/stat
+# (its parent the 2nd, its state the 1st): its name, in parentheses before,
+# may hold spaces, ")" and newlines.
+REAP_ROUNDS = 64
 _SUPERVISOR = (
-    "trap 'kill -KILL 0' TERM HUP\n"
+    "reap() {\n"
+    f"  r={REAP_ROUNDS}\n"
+    "  while [ $r -gt 0 ]; do\n"
+    "    r=$((r - 1)); k=\n"
+    "    for f in /proc/[0-9]*/stat; do\n"
+    "      t=\n"
+    '      while IFS= read -r l; do t="$t$l "; done 2>/dev/null < "$f"\n'
+    "      set -- ${t##*\\)}\n"
+    "      p=${f#/proc/}; p=${p%/stat}\n"
+    '      if [ "$p" != $$ ] && [ "$1" != Z ] && { [ "$3" = $$ ] || [ "$2" = $$ ]; }; then\n'
+    '        kill -KILL "$p" 2>/dev/null && k=1\n'
+    "      fi\n"
+    "    done\n"
+    '    [ -z "$k" ] && return\n'
+    "  done\n"
+    "}\n"
+    "trap 'reap; kill -KILL 0' TERM HUP\n"
     "exec 3<&0 4>&1\n"
     '"$@" 0<&3 1>&4 3<&- 4>&- &\n'
     "exec 0</dev/null 1>/dev/null 3<&- 4>&-\n"
     "wait $!\n"
     "s=$?\n"
-    "for f in /proc/[0-9]*/stat; do\n"
-    "  t=\n"
-    '  while IFS= read -r l; do t="$t$l "; done 2>/dev/null < "$f"\n'
-    "  set -- ${t##*\\)}\n"
-    "  p=${f#/proc/}; p=${p%/stat}\n"
-    '  [ "$3" = $$ ] && [ "$p" != $$ ] && kill -KILL "$p" 2>/dev/null\n'
-    "done\n"
+    "reap\n"
     "exit $s\n"
 )
+REAP_WAIT = 2.0  # seconds the supervisor gets to end a bot's processes at stop() before its group is killed
 _LINUX = sys.platform.startswith("linux") and os.path.exists("/bin/sh")
 
 
@@ -228,6 +247,12 @@ class BotProcess:
             try:
                 self.popen.wait(timeout=grace)
             except subprocess.TimeoutExpired:
+                pass
+        if _LINUX and self.popen.poll() is None:  # its supervisor ends all it started (reap)
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+                self.popen.wait(timeout=REAP_WAIT)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
                 pass
         try:  # the group outlives its leader while any member lives, so its id is never reused
             os.killpg(self.pid, signal.SIGKILL)

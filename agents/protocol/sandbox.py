@@ -7,11 +7,15 @@ the bot as ``bwrap ... COMMAND``. Inside, the bot has:
   (its own process namespace and ``/proc``), its own IPC and host name;
 - the system read-only (``/usr``, ``/etc`` and the top-level links to them),
   a private empty ``/tmp`` (also its home and working folder's parent);
+- a fresh environment: only ``PATH``, ``LANG`` and ``HOME``/``TMPDIR``
+  (``/tmp``), never the arena's variables (:data:`KEPT_ENV`);
 - of the rest of the file system only what its command line names: every
   word of the command that is an existing path is bound read-only at the
   same place (a folder whole, a file alone), and for a program given by path
-  its installation and virtual environment (see :func:`named_paths`); so
-  results files, reports, logs and the project's other files are not there.
+  in a ``bin`` folder its installation and virtual environment (see
+  :func:`named_paths`); so results files, reports, logs and the project's
+  other files are not there. A program elsewhere (``./bot.py``) is bound
+  alone, never the folders around it.
 
 It does not stop a bot from using all the CPU and memory it is allowed
 (the CPU time control and the operating system's limits do that), from
@@ -34,13 +38,17 @@ from collections.abc import Sequence
 
 SYSTEM_DIRS = ("/usr", "/etc")
 TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+KEPT_ENV = ("PATH", "LANG")  # the arena's variables a sandboxed bot still gets (when set); no others
 
 
 def sandbox_argv(argv: Sequence[str], cwd: str | None = None) -> list[str]:
     """``argv`` wrapped in bubblewrap (see the module docstring), run from ``cwd`` (default: here)."""
     cwd = os.path.abspath(cwd or os.getcwd())
-    cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--proc", "/proc", "--dev", "/dev",
+    cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--clearenv", "--proc", "/proc", "--dev", "/dev",
            "--tmpfs", "/tmp", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
+    for name in KEPT_ENV:
+        if name in os.environ:
+            cmd += ["--setenv", name, os.environ[name]]
     for d in SYSTEM_DIRS:
         if os.path.isdir(d):
             cmd += ["--ro-bind", d, d]
@@ -58,18 +66,22 @@ def named_paths(argv: Sequence[str], cwd: str) -> list[str]:
     """The existing paths the command names, outside the system folders.
 
     Words of the command that are paths (or ``key=PATH``), and for a program given by path
-    its installation (the folder above its ``bin``) and virtual environment.
-    A program given by name is found on ``PATH`` inside the sandbox, among
-    the system's programs.
+    the program itself, and when it lies in a ``bin`` folder (an interpreter) its installation
+    (the folder above that ``bin``) and virtual environment. Only then: the folder above any
+    other program's folder (``./bots/bot.py`` -> ``.``) would bind the run's results with it.
+    A program given by name is found on ``PATH`` inside the sandbox, among the system's programs.
     """
     values = [w.partition("=")[2] if "=" in w else w for w in argv[1:]]  # key=PATH names PATH
     words = [os.path.join(cwd, w) for w in values if w and not w.startswith("-")]
     if argv and os.sep in argv[0]:
         program = os.path.abspath(os.path.join(cwd, argv[0]))
         real = os.path.realpath(program)
-        words += [program, real, os.path.dirname(os.path.dirname(real))]
-        env = python_env(program)
-        words += [env] if env else []
+        words += [program, real]
+        for exe in {program, real}:
+            if os.path.basename(os.path.dirname(exe)) == "bin":
+                words.append(os.path.dirname(os.path.dirname(exe)))
+                env = python_env(exe)
+                words += [env] if env else []
     system = tuple(d + "/" for d in SYSTEM_DIRS)
     found = sorted({os.path.abspath(w) for w in words}, key=len)
     keep: list[str] = []

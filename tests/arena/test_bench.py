@@ -94,12 +94,12 @@ def test_bench_with_aivat_reports_the_corrected_figure_beside_the_plain_one(tiny
         with open(f"{out}/bench.json", "w") as f:
             json.dump(forged, f)
         assert main(["leaderboard", out, str(tmp_path / "p")]) == 0
-        assert "skipped, not a bench result (malformed rungs)" in capsys.readouterr().err
+        assert "skipped, not a bench result (rung " in capsys.readouterr().err  # names the rung and field
     forged["elo"] = 10**400  # past the float range: refused, not an OverflowError
     with open(f"{out}/bench.json", "w") as f:
         json.dump(forged, f)
     assert main(["leaderboard", out, str(tmp_path / "p")]) == 0
-    assert "skipped, not a bench result (no bot, elo or games)" in capsys.readouterr().err
+    assert "skipped, not a bench result (no printable bot name, elo or games)" in capsys.readouterr().err
 
 
 def test_bench_refuses_a_bad_value_before_any_rung(tiny_ladder, tmp_path, capsys):

@@ -9,6 +9,7 @@ import pytest
 
 from agents.arena import head_to_head, read_results, replay
 from agents.arena.lines import game_problem
+from agents.bench.run import rating_of
 from agents.cli import main
 from agents.play import make_env
 from agents.random_agent import RandomAgent
@@ -149,10 +150,11 @@ def test_results_lines_of_any_shape_are_skipped_with_a_warning(tmp_path, capsys)
 
 
 def test_leaderboard_skips_results_of_any_shape(tmp_path, capsys):
-    good = {"bot": "x", "elo": 900.0, "elo_ci": [800.0, 1000.0], "games": 4,
-            "rungs": [{"rung": "random", "win_rate": 0.5}]}
+    rungs = [{"rung": "random", "rung_elo": 0.0, "games": 4, "a_wins": 2, "b_wins": 2, "draws": 0,
+              "win_rate": 0.5}]
+    good = {"bot": "x", **rating_of(rungs), "rungs": rungs}
     files = []
-    bad_rungs = {**good, "rungs": [{"rung": "random", "win_rate": "x"}]}
+    bad_rungs = {**good, "rungs": [{**rungs[0], "win_rate": "x"}]}
     for k, content in enumerate([json.dumps(good).encode(), b"[" * 100_000, b"5", b'{"bot": 1}',
                                  json.dumps({**good, "elo": None}).encode(), json.dumps(bad_rungs).encode()]):
         f = tmp_path / f"{k}.json"
