@@ -15,7 +15,7 @@ from external_helpers import spec, wait_gone
 from agents.arena import head_to_head
 
 # Plays the first legal action; at the handshake it starts a daemon (fork, setsid, fork) that sleeps
-# long. With "stubborn" it ignores "quit" and the end of its input.
+# long, and logs its pid before the bot answers. With "stubborn" it ignores "quit" and the end of its input.
 BOT = """
 import json, os, signal, sys, time
 stubborn = "stubborn" in sys.argv
@@ -24,13 +24,16 @@ if stubborn:
 for line in sys.stdin:
     m = json.loads(line)
     if m["type"] == "hello":
+        ready, told = os.pipe()
         if os.fork() == 0:
             os.setsid()
             if os.fork() == 0:
                 print(f"daemon {os.getpid()} group {os.getpgid(0)}", file=sys.stderr, flush=True)
+                os.write(told, b"x")
                 os.close(0), os.close(1), os.close(2)
                 time.sleep(60)
             os._exit(0)
+        os.read(ready, 1)  # the daemon has logged its pid before the game can end
         print(json.dumps({"type": "hello", "name": "daemon", "version": "1", "protocol": "1.1"}), flush=True)
     elif m["type"] == "request":
         print(json.dumps({"type": "action", "id": m["id"], "action": m["legal"][0]["id"]}), flush=True)
