@@ -233,8 +233,11 @@ def _rung_problem(r: Any) -> str | None:
     name = r["rung"]
     if not (finite_number(r.get("rung_elo")) and abs(r["rung_elo"]) <= MAX_ELO):
         return f"rung {name!r}: no rating"
-    counts = [r.get(k) for k in ("games", "a_wins", "b_wins", "draws")]
-    if not all(_count(c) for c in counts) or counts[0] != sum(counts[1:]):
+    raw = [r.get(k) for k in ("games", "a_wins", "b_wins", "draws")]
+    if not all(_count(c) for c in raw):
+        return f"rung {name!r}: its games are not its wins, losses and draws"
+    counts = [c for c in raw if isinstance(c, int)]  # all of them: each checked by _count
+    if counts[0] != sum(counts[1:]):
         return f"rung {name!r}: its games are not its wins, losses and draws"
     games = counts[0]
     for side in "ab":
