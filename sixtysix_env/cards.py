@@ -9,7 +9,9 @@ that keeps engine state small and cheap to copy.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from typing import Any
 
 N_CARDS = 24
 N_SUITS = 4
@@ -74,11 +76,24 @@ def card_name(card: int) -> str:
     return CARD_NAMES[card_id(card)]
 
 
-def parse_cards(cards: Iterable[int | str]) -> list[int]:
-    """Parse a sequence of cards (ids or names) into ids."""
-    if isinstance(cards, (str, bytes)):
-        raise ValueError(f"expected a list of cards, got the string {cards!r}")
-    return [card_id(c) for c in cards]
+def as_list(value: Any, what: str) -> list[Any]:
+    """``value`` as a list if it is an ordered collection (list, tuple, numpy
+    array...); else ``ValueError`` naming ``what``. A string, dict or set is
+    never read as one: its characters, keys or arbitrary order would silently
+    become other cards or scores."""
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"{what} must be a list, got the string {value!r}")
+    if isinstance(value, (Mapping, AbstractSet)):
+        raise ValueError(f"{what} must be a list, got a {type(value).__name__}: {value!r}")
+    try:
+        return list(value)
+    except TypeError:
+        raise ValueError(f"{what} must be a list, got {value!r}") from None
+
+
+def parse_cards(cards: Iterable[int | str], what: str = "cards") -> list[int]:
+    """Parse a list of cards (ids or names) into ids; ``what`` names it in errors."""
+    return [card_id(c) for c in as_list(cards, what)]
 
 
 def mask_of(cards: Iterable[int]) -> int:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .actions import to_int
-from .cards import CARD_NAMES, cards_of, parse_cards
+from .cards import CARD_NAMES, as_list, cards_of, parse_cards
 from .engine import LEAD, State
 from .seeding import make_rng
 from .variant_rules import RulesState, state_class
@@ -26,22 +26,20 @@ from .variants import GERMAN, Rules, rules_from_spec
 
 
 def _check_dealer(dealer: Any) -> int:
-    if isinstance(dealer, bool) or dealer not in (0, 1):
+    if to_int(dealer) not in (0, 1):  # ints and numpy ints; never a bool or float
         raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
-    return int(dealer)
+    return to_int(dealer)
 
 
-def _check_match_scores(match_scores: Any, target: int = GERMAN.match_target) -> list[int]:
-    """Two game-point counts below the match target (a deal is only dealt while the match is on)."""
-    try:
-        n = -1 if isinstance(match_scores, (str, bytes)) else len(match_scores)
-    except TypeError:
-        n = -1
-    if n != 2:
+def check_match_scores(match_scores: Any, target: int = GERMAN.match_target) -> list[int]:
+    """Two game-point counts (ints or numpy ints) below the match target, as
+    ints: a deal is only dealt while the match is on. Both games use it."""
+    scores = [to_int(g) for g in as_list(match_scores, "match scores")]
+    if len(scores) != 2:
         raise ValueError(f"match scores must be two ints, got {match_scores!r}")
-    if any(to_int(g) != g or not 0 <= g < target for g in match_scores):
+    if not all(0 <= g < target for g in scores):
         raise ValueError(f"match scores must be ints in 0..{target - 1}, got {list(match_scores)!r}")
-    return [int(match_scores[0]), int(match_scores[1])]
+    return scores
 
 
 def new_state(
@@ -107,7 +105,7 @@ def deal(
     if type(cards[0]) is not int:  # an RNG that swapped in its own integer type
         cards = [int(c) for c in cards]
     n = rules.hand_size
-    scores = _check_match_scores(match_scores, rules.match_target)
+    scores = check_match_scores(match_scores, rules.match_target)
     if bonus:
         bonus = _check_bonus(bonus)
     return new_state((cards[0:n], cards[n : 2 * n]), cards[2 * n :], dealer, scores, rules, bonus)
@@ -138,15 +136,15 @@ def fixed_deal(
     rules = rules_from_spec(rules)
     dealer = _check_dealer(dealer)
     n = rules.hand_size
-    if isinstance(hands, (str, bytes)) or len(hands) != 2:
+    if len(as_list(hands, "hands")) != 2:
         raise ValueError(f"hands must be two lists of {n} cards, got {hands!r}")
     parsed_hands = []
-    for p, hand in enumerate(hands):
-        cards = parse_cards(hand)
+    for p, hand in enumerate(as_list(hands, "hands")):
+        cards = parse_cards(hand, f"hands[{p}]")
         if len(cards) != n:
             raise ValueError(f"hands[{p}] has {len(cards)} cards, expected {n}")
         parsed_hands.append(cards)
-    parsed_talon = parse_cards(talon)
+    parsed_talon = parse_cards(talon, "talon")
     if len(parsed_talon) != rules.talon_size:
         raise ValueError(f"talon has {len(parsed_talon)} cards, expected {rules.talon_size}")
     everything = parsed_hands[0] + parsed_hands[1] + parsed_talon
@@ -161,7 +159,7 @@ def fixed_deal(
     missing = sorted(deck - seen)
     if missing:
         raise ValueError(f"missing cards in the deal: {', '.join(CARD_NAMES[c] for c in missing)}")
-    scores = _check_match_scores(match_scores, rules.match_target)
+    scores = check_match_scores(match_scores, rules.match_target)
     return new_state(parsed_hands, parsed_talon, dealer, scores, rules, _check_bonus(bonus))
 
 
@@ -189,4 +187,4 @@ def next_deal(state: State, rng: int | random.Random | Any | None = None) -> Sta
     return deal(rng, next_dealer(state), state.match_scores, state.rules, next_bonus(state))
 
 
-__all__ = ["deal", "fixed_deal", "new_state", "next_bonus", "next_deal", "next_dealer"]
+__all__ = ["check_match_scores", "deal", "fixed_deal", "new_state", "next_bonus", "next_deal", "next_dealer"]

@@ -29,7 +29,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import DECLARE, DECLARE_BIT, MARRIAGE, actions_of, check_action, marriage_actions, parse_action
+from .actions import (
+    DECLARE,
+    DECLARE_BIT,
+    MARRIAGE,
+    actions_of,
+    check_action,
+    marriage_actions,
+    parse_action,
+    to_int,
+)
 from .cards import CARD_NAMES, HIGHER, KQ, POINTS, SUIT_MASKS, names_of, with_bits
 from .engine import FOLLOW, LEAD, OVER, WINDOW_NAMES
 from .scoring import DealResult, declaration, last_trick, marriage_points
@@ -286,9 +295,9 @@ def follow_cards(hand: int, trick: Sequence[int], trump: int, head: bool = True)
 
 def check_seat(seat: Any, what: str) -> int:
     """``seat`` as an int if it is a seat 0-3, else ``ValueError`` naming ``what``."""
-    if isinstance(seat, bool) or seat not in (0, 1, 2, 3):
+    if to_int(seat) not in (0, 1, 2, 3):  # ints and numpy ints; never a bool or float
         raise ValueError(f"{what} must be a seat 0-3, got {seat!r}")
-    return int(seat)
+    return to_int(seat)
 
 
 __all__ = [

@@ -10,7 +10,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from .cards import CARD_NAMES, N_CARDS, parse_cards
+from .cards import CARD_NAMES, N_CARDS, as_list, parse_cards
+from .deals import check_match_scores
 from .engine import LEAD
 from .four import FOUR, HAND, N_SEATS, FourRules, FourState, check_seat
 from .seeding import make_rng
@@ -71,9 +72,9 @@ def fixed_four(
     once; the dealer's last listed card is the trump card. ``ValueError``
     names what is wrong."""
     dealer = check_seat(dealer, "dealer")
-    if isinstance(hands, (str, bytes)) or len(hands) != N_SEATS:
+    if len(as_list(hands, "hands")) != N_SEATS:
         raise ValueError(f"hands must be four lists of {HAND} cards, got {hands!r}")
-    parsed = [parse_cards(h) for h in hands]
+    parsed = [parse_cards(h, f"hands[{i}]") for i, h in enumerate(as_list(hands, "hands"))]
     for i, h in enumerate(parsed):
         if len(h) != HAND:
             raise ValueError(f"hands[{i}] has {len(h)} cards, expected {HAND}")
@@ -94,11 +95,7 @@ def next_four(state: FourState, rng: int | random.Random | Any | None = None) ->
 
 
 def _scores(match_scores: Any, rules: FourRules) -> list[int]:
-    ok = not isinstance(match_scores, (str, bytes)) and len(match_scores) == 2
-    if not ok or any(type(g) is not int or not 0 <= g < rules.match_target for g in match_scores):
-        top = rules.match_target - 1
-        raise ValueError(f"match scores must be two ints in 0..{top}, got {match_scores!r}")
-    return list(match_scores)
+    return check_match_scores(match_scores, rules.match_target)
 
 
 __all__ = ["deal_four", "fixed_four", "new_four", "next_four"]
