@@ -44,7 +44,8 @@ during the opponent's moves are added to the step that led to them.
 
 ``reset(seed)`` draws the match seed, the learner's seat (``seat=None``:
 random each episode) and the opponent's reset seed from ``self.np_random``;
-``options`` fix the first deal as in docs/rules.md section 7.
+``options`` fix the first deal as in docs/rules.md section 7. A seed is a
+non-negative int (numpy's too); anything else is the AEC env's ``ValueError``.
 
 ## Episode End
 
@@ -141,6 +142,7 @@ from .knowledge import PlayerView
 from .observation import FULL_OBS_HIGH, FULL_OBS_LOW, OBS_HIGH, OBS_LOW
 from .opponents import AGENT_FACTORIES, RandomLegalOpponent, UnknownOpponentError, agent_from_spec
 from .render import RENDER_MODES, SPECTATOR, Table, check_render_args, player_table, show, spectator_table
+from .seeding import reset_seed
 
 #: ``render_view`` of the learner's seat (the default).
 LEARNER = "learner"
@@ -280,6 +282,10 @@ class SixtySixGymEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        if seed is not None:  # the AEC env's ValueError for a bad seed, before Gymnasium's own
+            seed = reset_seed(seed)
+            if seed < 0:
+                raise ValueError(f"seed must be a non-negative int (Gymnasium's np_random), got {seed}")
         super().reset(seed=seed)
         self._stop("reset() did not finish")
         self._failure = None
