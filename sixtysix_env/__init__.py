@@ -44,6 +44,7 @@ from .variants import PRESETS, Rules, RulesConflictError, UnknownRulesError, rul
 _LAZY = {
     "env": "aec",
     "raw_env": "aec",
+    "EpisodeOverError": "aec_order",
     "SixtySixGymEnv": "gym_env",
     "OpponentActionError": "gym_env",
     "OpponentError": "gym_env",
@@ -101,6 +102,7 @@ __all__ = [
     "DECLARE",
     "DealResult",
     "EXCHANGE",
+    "EpisodeOverError",
     "FULL_OBS_SIZE",
     "IllegalActionError",
     "MARRIAGE",

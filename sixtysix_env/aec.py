@@ -76,6 +76,10 @@ the same card sequence whatever happens in play (duplicate matches).
 first deal exactly (docs/rules.md section 7); every key is optional, but ``hands``
 and ``talon`` go together. Bad values raise ``ValueError``; an unknown key
 is ignored with a ``UserWarning`` (so PettingZoo's ``api_test`` passes as is).
+``reset()`` without a seed continues the stream of the last seed given
+(:class:`~sixtysix_env.seeding.SeedStream`, Gymnasium's rule). Once every
+agent is done, ``last()`` and ``step()`` raise
+:class:`~sixtysix_env.aec_order.EpisodeOverError`.
 
 ### Infos
 
@@ -129,9 +133,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from .actions import CONTINUE, N_ACTIONS, IllegalActionError, describe_action
+from .aec_order import EndCheckedAEC, OrderEnforcing, check_in_play
 from .cards import cards_of
 from .deals import deal, fixed_deal, next_deal
 from .engine import PLAYER_IDS, State
@@ -141,7 +145,7 @@ from .knowledge import PlayerView, view
 from .observation import FULL_OBS_HIGH, FULL_OBS_LOW, OBS_HIGH, OBS_LOW, encode_full, encode_with_mask
 from .render import RENDER_MODES, SPECTATOR, Table, check_render_args, player_table, show, spectator_table
 from .scoring import DealResult
-from .seeding import deal_rng, reset_seed
+from .seeding import SeedStream, deal_rng
 from .variants import GERMAN, Rules, rules_from_spec
 
 ILLEGAL = ("raise", "lose")
@@ -180,14 +184,15 @@ def first_deal(seed: int | str, options: dict[str, Any] | None, rules: Rules = G
 def env(**kwargs: Any) -> AECEnv:
     """The wrapped environment (PettingZoo convention).
 
-    Only PettingZoo's ``OrderEnforcingWrapper``: the raw env checks actions
+    Only PettingZoo's ``OrderEnforcingWrapper`` (as :class:`~sixtysix_env.aec_order.OrderEnforcing`,
+    which raises ``EpisodeOverError`` for a step after the end): the raw env checks actions
     itself (a clear ``ValueError``, or the ``illegal_action="lose"`` rule), so
     PettingZoo's AssertOutOfBounds and TerminateIllegal wrappers would only cost time.
     """
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))
 
 
-class raw_env(AECEnv):
+class raw_env(EndCheckedAEC):
     """Sixty-Six as a PettingZoo AEC environment; see the module docstring.
 
     Not an ``EzPickle``: that rebuilds an env from its constructor arguments and
@@ -235,6 +240,7 @@ class raw_env(AECEnv):
         self.perfect_information = bool(perfect_information)
         self.render_mode = render_mode
         self.render_view = render_view
+        self._seeds = SeedStream()
 
         self.agents = list(PLAYER_IDS)
         self.possible_agents = list(PLAYER_IDS)
@@ -269,7 +275,7 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------- reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a match (or one deal) from ``seed``; ``options`` fix the first deal."""
-        self._seed = reset_seed(seed)
+        self._seed = self._seeds.next(seed)
         self.game_state = first_deal(self._seed, options, self.rules)
         self._deal_index = 0
         self.agents = list(PLAYER_IDS)
@@ -303,6 +309,7 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------- stepping
     def step(self, action: int | None) -> None:
+        check_in_play(self)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -18,7 +18,8 @@ seat not to act); ``Discrete(32)``; an illegal action raises
 Rewards are team rewards, the same for both partners and zero-sum between
 the teams: ``episode="deal"`` pays ``+g``/``-g`` (the deal's game points,
 0 for a drawn deal); ``episode="match"`` (to 7) pays ``+1``/``-1`` at its end.
-``reset(seed)`` deals from the seed (deal ``k`` from ``deal_rng(seed, k)``);
+``reset(seed)`` deals from the seed (deal ``k`` from ``deal_rng(seed, k)``;
+``reset()`` continues the seed's stream, as in the two-player env);
 ``options={"dealer": d, "hands": [4 x 6 cards], "scores": [a, b]}`` fixes
 the first deal. ``render_mode="ansi"``/``"human"`` draw the table from
 ``render_view`` (a seat's view, ``player_0`` by default) or ``"all"``.
@@ -35,6 +36,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .actions import N_ACTIONS
+from .aec_order import EndCheckedAEC, check_in_play
 from .cards import N_CARDS
 from .engine import N_WINDOWS
 from .episodes import check_episode
@@ -42,7 +44,7 @@ from .four import FOUR_IDS, N_SEATS, FourState
 from .four_deals import deal_four, fixed_four, next_four
 from .four_knowledge import FourView, describe, view_four
 from .scoring import WIN_SCORE
-from .seeding import deal_rng, reset_seed
+from .seeding import SeedStream, deal_rng
 
 RENDER_MODES = ("ansi", "human")
 SPECTATOR = "all"
@@ -132,7 +134,7 @@ def env(**kwargs: Any) -> AECEnv:
     return raw_env(**kwargs)
 
 
-class raw_env(AECEnv):
+class raw_env(EndCheckedAEC):
     """Four-player partnership Sixty-Six as a PettingZoo AEC env; see the module docstring."""
 
     metadata = {"name": "sixtysix_four_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False}
@@ -142,6 +144,7 @@ class raw_env(AECEnv):
     ) -> None:
         super().__init__()
         check_episode(episode)
+        self._seeds = SeedStream()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
         if render_view not in (*FOUR_IDS, SPECTATOR):
@@ -171,7 +174,7 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._seed = reset_seed(seed)
+        self._seed = self._seeds.next(seed)
         self._deal_index = 0
         self.game_state = self._first_deal(options)
         self.agents = list(FOUR_IDS)
@@ -208,6 +211,7 @@ class raw_env(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        check_in_play(self)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -9,7 +9,8 @@ goes through here:
   with ``seed`` (duplicate matches see the same cards however play goes);
 - :func:`derive_seed`: a 63-bit seed from any parts, for schedules of many
   games (``derive_seed(seed, "game", k)``);
-- :func:`fresh_seed`: a seed from the operating system, when none is given.
+- :func:`fresh_seed`: a seed from the operating system, when none is given;
+- :class:`SeedStream`: the match seeds of an env's ``reset(seed)`` calls.
 """
 
 from __future__ import annotations
@@ -63,4 +64,24 @@ def reset_seed(seed: object) -> int:
     return int(seed)
 
 
-__all__ = ["deal_rng", "derive_seed", "fresh_seed", "make_rng", "reset_seed"]
+class SeedStream:
+    """The match seed of each ``reset(seed)`` of an env, under Gymnasium's rule:
+    a seed restarts the stream, ``reset()`` without one continues it, so seeding
+    once replays a whole run of episodes; never seeded, it draws :func:`fresh_seed`.
+    Picklable, so a copied env continues the same stream."""
+
+    def __init__(self) -> None:
+        self.rng: random.Random | None = None
+
+    def next(self, seed: object) -> int:
+        """The seed of the match that ``reset(seed)`` starts (a bad seed: ``ValueError``)."""
+        if seed is not None:
+            match_seed = reset_seed(seed)
+            self.rng = random.Random(derive_seed("reset stream", match_seed))
+            return match_seed
+        if self.rng is None:
+            return fresh_seed()
+        return self.rng.getrandbits(63)
+
+
+__all__ = ["SeedStream", "deal_rng", "derive_seed", "fresh_seed", "make_rng", "reset_seed"]

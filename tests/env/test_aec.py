@@ -428,9 +428,12 @@ def test_pettingzoo_render_test():
 
 
 def test_env_is_pettingzoos_own_order_enforcing_wrapper():
-    """No subclass re-implementing the wrapper's private protocol: PettingZoo's wrapper as shipped."""
+    """No subclass re-implementing the wrapper's private protocol: PettingZoo's wrapper as
+    shipped, plus only the end-of-episode check (``aec_order.OrderEnforcing``)."""
     e = env()
-    assert type(e) is pettingzoo.utils.wrappers.OrderEnforcingWrapper and isinstance(e.unwrapped, raw_env)
+    assert type(e).__bases__ == (pettingzoo.utils.wrappers.OrderEnforcingWrapper,)
+    assert {k for k in vars(type(e)) if not k.startswith("__")} == {"step", "last"}
+    assert isinstance(e.unwrapped, raw_env)
     e.reset(seed=1)
     assert e.agents == ["player_0", "player_1"] and e.agent_selection in e.agents
 
