@@ -80,8 +80,9 @@ import torch
 from ..engine import OVER, State
 from ..episodes import check_episode
 from ..scoring import DealResult
+from ..seeding import reset_seed
 from .deal import DeckPool, deal
-from .legal import check_actions, final_over_masks, legal_mask
+from .legal import action_tensor, check_actions, final_over_masks, legal_mask
 from .lookup import NOOP, normal_tensors
 from .rules import UnsupportedRulesError, batched_rules
 from .score import end_deals
@@ -144,7 +145,7 @@ class BatchedEngine:
         if seed is None:
             self.generator.seed()
         else:
-            self.generator.manual_seed(int(seed))
+            self.generator.manual_seed(reset_seed(seed) % 2**64)  # any int, as in the scalar envs
         self.decks.clear()
         self.now = BatchedState.finished(self.num_envs, self.device, self.episode)
         self.autoreset()  # every table: a finished match, so a new one
@@ -229,9 +230,7 @@ class BatchedEngine:
         window, e.g. to observe them (``legal`` is not updated yet). Without
         ``autoreset`` they stay there until :meth:`autoreset`.
         """
-        a = actions.to(device=self.device, dtype=torch.int64)
-        if a.shape != (self.num_envs,):
-            raise ValueError(f"expected actions of shape ({self.num_envs},), got {tuple(a.shape)}")
+        a = action_tensor(actions, self.num_envs, self.device)
         if active is not None:
             a = torch.where(active, a, NOOP)
         if self.validate:

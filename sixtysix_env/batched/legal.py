@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from ..actions import CLOSE, CONTINUE, DECLARE, EXCHANGE, N_ACTIONS, action_name, actions_of
@@ -50,6 +52,21 @@ def legal_mask(s: BatchedState, final_over: torch.Tensor) -> torch.Tensor:
     # windows FINAL and OVER are constants, kept after the four rows of by_window
     by_window = torch.cat((by_window.view(-1), final_over))
     return by_window.index_select(0, torch.add(s.cols, s.window, alpha=n))
+
+
+def action_tensor(actions: Any, num_envs: int, device: torch.device) -> torch.Tensor:
+    """``actions`` as an int64 tensor of shape ``(num_envs,)`` on ``device``: integer ids
+    of any integer dtype (a tensor, numpy array or list). A bool, float or other value is
+    a ``ValueError``, never rounded into an action, as in the scalar envs."""
+    try:
+        a = torch.as_tensor(actions)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"actions must be {num_envs} integer action ids, got {actions!r:.80}") from None
+    if a.dtype == torch.bool or a.dtype.is_floating_point or a.dtype.is_complex:
+        raise ValueError(f"actions must be integer action ids, got dtype {a.dtype}")
+    if a.shape != (num_envs,):
+        raise ValueError(f"expected actions of shape ({num_envs},), got {tuple(a.shape)}")
+    return a.to(device=device, dtype=torch.int64)
 
 
 def check_actions(s: BatchedState, legal: torch.Tensor, a: torch.Tensor, active: torch.Tensor | None) -> None:

@@ -73,7 +73,9 @@ from gymnasium.vector.utils import batch_space
 from ..actions import N_ACTIONS
 from ..episodes import EPISODES, REWARDS
 from ..observation import FULL_OBS_SIZE, OBS_HIGH, OBS_LOW, OBS_SIZE
+from ..seeding import reset_seed
 from .engine import BatchedEngine
+from .legal import action_tensor
 from .lookup import normal_tensors
 from .observe import masks_of, observe
 from .rules import batched_rules
@@ -232,11 +234,11 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         if options:
             raise ValueError(f"reset options are not supported by the batched env: {sorted(options)}")
         if seed is not None:
-            self._seed = seed
+            self._seed = reset_seed(seed)
         if self._seed is None:
             self.generator.seed()
         else:
-            self.generator.manual_seed(int(self._seed) + 1)
+            self.generator.manual_seed((self._seed + 1) % 2**64)  # any int, as in the scalar envs
         self.engine.reset(self._seed)
         everyone = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)
         self._draw_seats(everyone)
@@ -250,7 +252,7 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         """One action per table for the learner (who is to act at every table)."""
         if not self._ready:
             raise RuntimeError("call reset() before step()")
-        a = torch.as_tensor(actions, device=self.device).to(torch.int64)
+        a = action_tensor(actions, self.num_envs, self.device)
         rewards = torch.zeros(self.num_envs, dtype=torch.float32, device=self.device)
         ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
         final = torch.zeros((self.num_envs, OBS_SIZE), dtype=torch.float32, device=self.device) \
