@@ -25,10 +25,13 @@ def make_rng(seed: int | random.Random | Any | None = None) -> Any:
     """A ``random.Random`` from a seed, or an RNG passed through.
 
     Any object with ``shuffle`` and ``random`` methods works, notably
-    ``random.Random`` and ``numpy.random.Generator``.
+    ``random.Random`` and ``numpy.random.Generator``. A seed is an int
+    (numpy's too, never a bool), as in :func:`reset_seed`.
     """
-    if seed is None or isinstance(seed, int):
-        return random.Random(seed)
+    if seed is None:
+        return random.Random()
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        return random.Random(int(seed))
     if hasattr(seed, "shuffle") and hasattr(seed, "random"):
         return seed
     raise ValueError(f"expected an int seed or an RNG with shuffle/random, got {seed!r}")

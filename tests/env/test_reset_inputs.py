@@ -98,3 +98,20 @@ def test_bad_seeds_are_the_same_value_error_in_both_envs(make, seed):
 def test_gym_takes_a_numpy_int_seed_like_the_aec_env():
     a, b = SixtySixGymEnv(), SixtySixGymEnv()
     assert (a.reset(seed=np.int64(4))[0] == b.reset(seed=4)[0]).all()
+
+
+@pytest.mark.parametrize("seed", [True, 1.5, "x"])
+def test_engine_seeds_refuse_what_the_envs_refuse(seed):
+    """``deal``, ``VectorEnv`` and every other ``make_rng`` user: a bool is not a seed."""
+    from sixtysix_env.vector import VectorEnv
+
+    for call in (lambda: deal(seed), lambda: VectorEnv(2, seed=seed)):
+        with pytest.raises(ValueError, match="seed"):
+            call()
+
+
+def test_engine_seeds_take_numpy_ints():
+    from sixtysix_env.vector import VectorEnv
+
+    assert deal(np.int64(5)).hands == deal(5).hands
+    assert (VectorEnv(2, seed=np.int64(5)).obs == VectorEnv(2, seed=5).obs).all()
