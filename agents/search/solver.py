@@ -277,6 +277,14 @@ class Solver:
         self._retired: dict[tuple[Any, ...], _Search] = {}
         self._watch: list[Any] = [0, None]
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy (pickle, ``copy.deepcopy``) starts with empty tables: they are a cache of exact
+        values, and their closures neither pickle nor may be shared with the original's deadline."""
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+
     def clear(self) -> None:
         """Free every table."""
         self._searches = {}

@@ -112,6 +112,7 @@ DRIVERS = {
     "gym-random-default": Gym(None),
     "gym-spec-string": Gym("random"),
     "gym-callable": Gym(first_legal),
+    "gym-pimc": Gym("pimc:worlds=2"),  # a search bot: its solver's tables are a cache a copy starts without
     "vector": Vector(),
 }
 
@@ -136,6 +137,20 @@ def test_a_copy_is_an_independent_env_in_the_same_position(kind: str, how: str) 
     for _ in range(120):  # the same actions: the same steps, across deal, match and episode ends
         assert d.step(e, ra) == d.step(twin, rb)
         assert d.snapshot(e) == d.snapshot(twin)
+
+
+@pytest.mark.parametrize("how", COPIES)
+@pytest.mark.parametrize("spec", ["guided:worlds=2", "ismcts:iterations=20"])
+def test_envs_with_search_opponents_copy_and_play_on_alike(spec: str, how: str) -> None:
+    d = Gym(spec)  # their snapshots' pickled bytes differ by pickle's memo (shared arrays), so steps only
+    e = d.new()
+    rng = random.Random(1)
+    for _ in range(25):
+        d.step(e, rng)
+    twin = COPIES[how](e)
+    ra, rb = random.Random(2), random.Random(2)
+    for _ in range(40):
+        assert d.step(e, ra) == d.step(twin, rb)
 
 
 def test_copies_of_the_default_opponent_draw_from_their_own_env() -> None:
