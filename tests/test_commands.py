@@ -1,5 +1,6 @@
 """Smoke test of every command a user runs: each answers --help with exit code 0."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,3 +32,61 @@ def test_sixtysix_bots_lists_the_ladder():
     r = subprocess.run([*SIXTYSIX, "bots"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0
     assert all(b in r.stdout for b in ("random", "heuristic", "pimc", "ismcts", "ppo", "exec"))
+
+
+def _fails_cleanly(argv: list[str], needle: str) -> None:
+    """``argv`` exits 2 with one named error line on stderr and no traceback."""
+    r = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
+    assert "Traceback" not in r.stderr
+    assert needle in r.stderr.strip().splitlines()[0], r.stderr
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["serve", "--port", "70000"], "--port"),
+    (["serve", "--port", "-1"], "--port"),
+    (["play", "--delay", "nan"], "--delay"),
+    (["play", "--delay", "inf"], "--delay"),
+    (["play", "--delay", "-1"], "--delay"),
+    (["arena", "random", "random", "--games", "9" * 30], "--games"),
+])
+def test_out_of_range_numbers_are_named_errors(args, needle):
+    _fails_cleanly([*SIXTYSIX, *args], needle)
+
+
+def test_play_refuses_a_records_path_it_could_not_save_to_before_the_game(tmp_path):
+    """Found at the end, the game would be lost: a folder or a fifo is refused up front."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (tmp_path, fifo):
+        _fails_cleanly([*SIXTYSIX, "play", "--records", str(path)], str(path))
+
+
+def test_bench_leaves_no_folder_behind_after_a_bad_option(tmp_path):
+    for i, args in enumerate((["--workers", "0"], ["--max-games", "-1"], ["pimc:worlds=abc"])):
+        out = tmp_path / f"b{i}"
+        spec = [] if args[0].startswith("pimc") else ["random"]
+        _fails_cleanly([*SIXTYSIX, "bench", *spec, *args, "--out", str(out)], "error")
+        assert not out.exists(), args
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("seed: 1\nseed: 2\n", "seed"),                        # a duplicate key: which one did you mean?
+    ("!!python/object/apply:os.system ['true']\n", "YAML"),  # one line, not PyYAML's four
+])
+def test_train_config_errors_are_one_named_line(text, needle, tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(text)
+    r = subprocess.run([sys.executable, "train.py", "--config", str(config)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert needle in r.stderr and str(config) in r.stderr, r.stderr
+
+
+def test_train_refuses_a_fifo_config_without_blocking_on_it(tmp_path):
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    r = subprocess.run([sys.executable, "train.py", "--config", str(fifo)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 2 and "not a regular file" in r.stderr, r.stderr
