@@ -45,6 +45,7 @@ def _fails_cleanly(argv: list[str], needle: str) -> None:
 @pytest.mark.parametrize("args, needle", [
     (["serve", "--port", "70000"], "--port"),
     (["serve", "--port", "-1"], "--port"),
+    (["serve", "--threads", "9" * 12], "--threads"),
     (["play", "--delay", "nan"], "--delay"),
     (["play", "--delay", "inf"], "--delay"),
     (["play", "--delay", "-1"], "--delay"),
@@ -84,9 +85,20 @@ def test_train_config_errors_are_one_named_line(text, needle, tmp_path):
     assert needle in r.stderr and str(config) in r.stderr, r.stderr
 
 
-def test_train_refuses_a_fifo_config_without_blocking_on_it(tmp_path):
-    fifo = tmp_path / "fifo.yaml"
+def test_train_and_bench_refuse_a_fifo_without_blocking_on_it(tmp_path):
+    fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
-    r = subprocess.run([sys.executable, "train.py", "--config", str(fifo)], cwd=ROOT, capture_output=True,
-                       text=True, timeout=30)
-    assert r.returncode == 2 and "not a regular file" in r.stderr, r.stderr
+    _fails_cleanly([sys.executable, "train.py", "--config", str(fifo)], "not a regular file")
+    out = tmp_path / "out"
+    _fails_cleanly([*SIXTYSIX, "bench", "random", "--ladder", str(fifo), "--out", str(out)],
+                   "not a regular file")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("text", ["[1]", "{}", '{"ratings": 5}', "{", '{"ratings": {}, "move_time": 1, '
+                                  '"seed": 1, "anchor": ["random", 0]}'])
+def test_bench_names_a_ladder_file_that_is_not_one(text, tmp_path):
+    ladder = tmp_path / "ladder.json"
+    ladder.write_text(text)
+    _fails_cleanly([*SIXTYSIX, "bench", "random", "--ladder", str(ladder), "--out", str(tmp_path / "o")],
+                   str(ladder))

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 import yaml
 
 from agents import parse_spec
+from agents.arena.inputs import read_regular
 from agents.nets import check_hidden
 from agents.rules import ASSIST_MODES, assist_mode
 from sixtysix_env.episodes import EPISODES
@@ -350,6 +351,9 @@ def config_from_dict(data: dict[str, Any], base: Any = None, where: str = "confi
     return _validate(schema(**values))
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a config is a page of keys; more is the wrong file
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
     """PyYAML's safe loader, but a key given twice is an error (it would keep the last one silently)."""
 
@@ -377,9 +381,8 @@ def read_yaml(path: str | Path) -> Any:
     """A config file's YAML, or a ConfigError naming the file (never blocks on a fifo or a device)."""
     path = Path(path)
     try:
-        if path.exists() and not path.is_file():
-            raise ConfigError(f"config file {path} is not a regular file")
-        return yaml.load(path.read_text(), Loader=_UniqueKeyLoader) or {}  # noqa: S506 - a SafeLoader
+        text = read_regular(str(path), MAX_CONFIG_BYTES).decode()
+        return yaml.load(text, Loader=_UniqueKeyLoader) or {}  # noqa: S506 - a SafeLoader
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"cannot read config file {path}: {e}") from None
     except yaml.YAMLError as e:
