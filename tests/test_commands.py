@@ -129,6 +129,8 @@ def test_bench_scripts_check_their_counts_with_the_shared_type():
 @pytest.mark.parametrize("script, option", [
     ("bench/bench_arena.py", "--games"), ("bench/bench_endgame.py", "--deals"),
     ("bench/bench_external.py", "--deals"), ("bench/bench_budget.py", "--deals"),
+    ("-m tables.loadtest", "--games"), ("-m tables.loadtest", "--threads"),
 ])
 def test_bench_scripts_refuse_a_zero_count(script, option):
-    _fails_cleanly([sys.executable, script, option, "0"], option)
+    _fails_cleanly([sys.executable, *script.split(), option, "0"], option)
+
