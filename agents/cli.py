@@ -271,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (ValueError, OSError, MachineTooBusy) as e:
-        message = e.spelled(FLAGS) if isinstance(e, OptionError) else str(e)
+        flags = {**FLAGS, **bench_commands.FLAGS} if args.command in bench_commands.COMMANDS else FLAGS
+        message = e.spelled(flags) if isinstance(e, OptionError) else str(e)
         print(f"sixtysix {args.command}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
