@@ -7,16 +7,17 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib.metadata import entry_points
 from typing import Any
 
 from .arena import ArenaOptions, OptionError, replay, round_robin, team_match
 from .arena.corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN
 from .arena.fairness import MachineTooBusy
-from .arena.options import BACKENDS, check_positive_int, check_seconds
+from .arena.options import BACKENDS
 from .arena.outputs import check_outputs
 from .arena.teams import TEAM_SIZE
+from .argtypes import positive_int, positive_seconds
 from .bench import commands as bench_commands
 from .play import CLOCKS, UNITS
 from .registry import describe_agents
@@ -78,26 +79,6 @@ examples:
 """
 
 
-def _checked(parse: Callable[[str], Any], what: str, check: Callable[[Any], Any]) -> Callable[[str], Any]:
-    """An argparse type: ``parse`` the text (``what`` it should be), then apply the arena's ``check``."""
-
-    def convert(text: str) -> Any:
-        try:
-            value = parse(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
-        try:
-            return check(value)
-        except ValueError as e:
-            raise argparse.ArgumentTypeError(str(e)) from None
-
-    return convert
-
-
-_positive_int = _checked(int, "an int", check_positive_int)
-_positive_float = _checked(float, "a number", check_seconds)
-
-
 def _elo_pair(text: str) -> tuple[float, float]:
     parts = text.split(",")
     try:
@@ -124,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=ARENA_EPILOG + "\n" + describe_agents(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     a.add_argument("bots", nargs="+", metavar="BOT", help="bot specs (at least two)")
-    a.add_argument("--games", type=_positive_int, default=100, help="games per pairing (default 100)")
+    a.add_argument("--games", type=positive_int, default=100, help="games per pairing (default 100)")
     a.add_argument("--unit", choices=UNITS, default="match",
                    help="a game is a match to 7 (default) or a single deal")
     a.add_argument("--players", type=int, choices=(2, 4), default=2,
@@ -139,13 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "kept in --results; a public seed lets a bot recompute the deals: trusted bots only)")
     a.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                    help="do not replay each card seed with the seats swapped")
-    a.add_argument("--workers", type=_positive_int, default=1,
+    a.add_argument("--workers", type=positive_int, default=1,
                    help="processes (with --backend ray: Ray actors) to play in (default 1)")
     a.add_argument("--backend", choices=BACKENDS, default="local",
                    help="local processes (default) or a Ray cluster (pip install -e '.[ray]')")
     a.add_argument("--address", default=None, metavar="HOST:PORT",
                    help="with --backend ray: the cluster to join (default: start a local one for the run)")
-    a.add_argument("--move-time", type=_positive_float, default=None, metavar="SECONDS",
+    a.add_argument("--move-time", type=positive_seconds, default=None, metavar="SECONDS",
                    help="per-move time limit; over it the bot forfeits (default: none)")
     a.add_argument("--clock", choices=CLOCKS, default="wall",
                    help="what --move-time limits: wall-clock time (default) or the bot's own CPU time "
@@ -290,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (ValueError, OSError, MachineTooBusy) as e:
-        message = e.spelled(FLAGS) if isinstance(e, OptionError) else str(e)
+        flags = {**FLAGS, **bench_commands.FLAGS} if args.command in bench_commands.COMMANDS else FLAGS
+        message = e.spelled(flags) if isinstance(e, OptionError) else str(e)
         print(f"sixtysix {args.command}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 
 from agents.arena import head_to_head
+from agents.argtypes import positive_int
 from agents.play import make_env, play_game
 from agents.random_agent import RandomAgent
 
@@ -41,10 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--games", type=int, default=2000, help="matches per timed run")
-    parser.add_argument("--runs", type=int, default=3, help="timed runs; the median is reported")
+    parser.add_argument("--games", type=positive_int, default=2000, help="matches per timed run")
+    parser.add_argument("--runs", type=positive_int, default=3, help="timed runs; the median is reported")
     parser.add_argument("--unit", choices=("match", "deal"), default="match")
-    parser.add_argument("--workers", type=int, default=1, help="also time a pool of this many workers")
+    parser.add_argument("--workers", type=positive_int, default=1,
+                        help="also time a pool of this many workers")
     args = parser.parse_args(argv)
     g, unit = args.games, args.unit
     tmp = tempfile.mkdtemp(prefix="bench_arena_")

@@ -20,6 +20,7 @@ disturbs much less than the wall-clock rate.
 from __future__ import annotations
 
 # isort: off
+from agents.argtypes import positive_int
 import training.threads  # noqa: F401 - first: torch's threads must not spin (training/threads.py)
 # isort: on
 import argparse
@@ -40,10 +41,10 @@ def sync(device: torch.device) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--envs", type=int, default=4096, help="tables stepped together (batch size)")
-    ap.add_argument("--steps", type=int, default=100, help="steps per timed block")
-    ap.add_argument("--repeat", type=int, default=5, help="timed blocks")
-    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    ap.add_argument("--envs", type=positive_int, default=4096, help="tables stepped together (batch size)")
+    ap.add_argument("--steps", type=positive_int, default=100, help="steps per timed block")
+    ap.add_argument("--repeat", type=positive_int, default=5, help="timed blocks")
+    ap.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--episode", choices=("match", "deal"), default="match")
     ap.add_argument("--full-obs", action="store_true", help="also the 384-feature critic input")

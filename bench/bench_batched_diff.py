@@ -21,18 +21,20 @@ from collections import Counter
 
 import torch
 
+from agents.argtypes import positive_int
 from sixtysix_env.batched.check import differential
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--decisions", type=int, default=1_000_000, help="decisions to compare in all")
-    ap.add_argument("--tables", type=int, default=256)
-    ap.add_argument("--chunk", type=int, default=100_000, help="decisions per chunk (fresh positions each)")
+    ap.add_argument("--decisions", type=positive_int, default=1_000_000, help="decisions to compare in all")
+    ap.add_argument("--tables", type=positive_int, default=256)
+    ap.add_argument("--chunk", type=positive_int, default=100_000,
+                    help="decisions per chunk (fresh positions each)")
     ap.add_argument("--episode", choices=("match", "deal"), default="match")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=positive_int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()

@@ -36,6 +36,7 @@ import time
 import numpy as np
 
 from agents import make_agent
+from agents.argtypes import positive_int
 from agents.guide_net import load_guide
 from agents.play import decide, play_deal
 from agents.rules import obvious_action
@@ -161,8 +162,9 @@ def report(out: dict[str, list[list[tuple[bool, float, float]]]], talon_open: bo
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=60)
-    ap.add_argument("--worlds", type=int, default=32, help="worlds each observer samples per decision")
+    ap.add_argument("--deals", type=positive_int, default=60)
+    ap.add_argument("--worlds", type=positive_int, default=32,
+                    help="worlds each observer samples per decision")
     ap.add_argument("--actor", default="guided:worlds=16", help="the observed bot's seat")
     ap.add_argument("--opponent", default="pimc:worlds=8")
     ap.add_argument("--seed", type=int, default=0)

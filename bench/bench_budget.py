@@ -143,6 +143,12 @@ def main(argv: list[str] | None = None) -> None:
                     help="time the moves of GAMES arena matches against heuristic instead")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    # Checked here, not with agents' argparse types: --code runs this file under older project copies.
+    for flag, n, least in (("--deals", a.deals, 1), ("--burn", a.burn, 0), ("--arena", a.arena, 0)):
+        if n < least:
+            ap.error(f"{flag} must be at least {least}, got {n}")
+    if not all(0 < b < float("inf") for b in a.budgets):
+        ap.error(f"--budgets must be positive, finite seconds, got {a.budgets}")
     if a.child:
         spec, budget = a.child.rsplit("@", 1)
         if a.arena:

@@ -19,6 +19,7 @@ import argparse
 import random
 
 from agents import make_agent
+from agents.argtypes import positive_int
 from agents.base import Agent
 from agents.play import play_deal
 from agents.search.solver import Solver
@@ -62,9 +63,9 @@ class ClosedRegret:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkpoint", nargs="?", default=None, help="default: the shipped checkpoint")
-    ap.add_argument("--deals", type=int, default=300)
+    ap.add_argument("--deals", type=positive_int, default=300)
     ap.add_argument("--seed", type=int, default=2)
-    ap.add_argument("--worlds", type=int, default=64, help="pimc's worlds (default 64, its default)")
+    ap.add_argument("--worlds", type=positive_int, default=64, help="pimc's worlds (default 64, its default)")
     args = ap.parse_args(argv)
     ppo = f"ppo:{args.checkpoint},assist=rules" if args.checkpoint else "ppo:assist=rules"
     bots = {"ppo": make_agent(ppo, seed=args.seed),

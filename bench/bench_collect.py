@@ -16,6 +16,7 @@ step when on, is not included).
 from __future__ import annotations
 
 # isort: off
+from agents.argtypes import positive_int
 import training.threads  # noqa: F401 - first: torch's threads must not spin (training/threads.py)
 # isort: on
 import argparse
@@ -36,11 +37,11 @@ from training.tables import make_tables
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", choices=ENGINES, default="scalar")
-    ap.add_argument("--envs", type=int, default=128)
-    ap.add_argument("--steps", type=int, default=64, help="rollout steps per table")
-    ap.add_argument("--rollouts", type=int, default=6)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--envs", type=positive_int, default=128)
+    ap.add_argument("--steps", type=positive_int, default=64, help="rollout steps per table")
+    ap.add_argument("--rollouts", type=positive_int, default=6)
+    ap.add_argument("--threads", type=positive_int, default=1)
+    ap.add_argument("--hidden", type=positive_int, default=256)
     ap.add_argument("--assist", action="store_true",
                     help="obvious moves and the exact endgame by rule, as in training (scalar engine)")
     args = ap.parse_args()

@@ -17,6 +17,7 @@ import statistics
 import time
 
 from agents import make_agent
+from agents.argtypes import positive_int
 from agents.play import play_deal
 from sixtysix_env.deals import deal
 from sixtysix_env.engine import State
@@ -47,7 +48,7 @@ def summary(ms: list[float]) -> str:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("bots", nargs="+", help="agent specs, e.g. pimc ismcts:iterations=500")
-    ap.add_argument("--deals", type=int, default=40)
+    ap.add_argument("--deals", type=positive_int, default=40)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     views = positions(args.deals, args.seed)

@@ -17,6 +17,7 @@ import argparse
 import random
 
 from agents import make_agent
+from agents.argtypes import positive_int
 from agents.base import Agent
 from agents.play import play_deal
 from agents.search.solver import Solver
@@ -51,7 +52,7 @@ class EndgameRegret:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkpoint", nargs="?", default=None, help="default: the shipped checkpoint")
-    ap.add_argument("--deals", type=int, default=300)
+    ap.add_argument("--deals", type=positive_int, default=300)
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
     spec = f"ppo:{args.checkpoint},assist=rules" if args.checkpoint else "ppo:assist=rules"

@@ -23,6 +23,7 @@ import random
 import statistics
 import time
 
+from agents.argtypes import positive_int, positive_seconds
 from sixtysix_env.actions import DECLARE
 from sixtysix_env.deals import deal
 
@@ -69,8 +70,8 @@ def run(mode: str, seconds: float, seed: int, no_declare: bool = False) -> tuple
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed run")
-    parser.add_argument("--runs", type=int, default=5, help="timed runs per mode (median reported)")
+    parser.add_argument("--seconds", type=positive_seconds, default=2.0, help="length of one timed run")
+    parser.add_argument("--runs", type=positive_int, default=5, help="timed runs per mode (median reported)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mode", choices=(*MODES, "all"), default="all")
     parser.add_argument(

@@ -14,6 +14,7 @@ import random
 import statistics
 import time
 
+from agents.argtypes import positive_int
 from sixtysix_env.aec import env
 
 
@@ -43,8 +44,8 @@ def run_once(n_decisions: int, seed: int) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--decisions", type=int, default=50_000, help="decisions per run")
-    parser.add_argument("--runs", type=int, default=5, help="runs; the median is reported")
+    parser.add_argument("--decisions", type=positive_int, default=50_000, help="decisions per run")
+    parser.add_argument("--runs", type=positive_int, default=5, help="runs; the median is reported")
     args = parser.parse_args()
     runs = [run_once(args.decisions, seed) for seed in range(args.runs)]
     for i, what in enumerate(("wall-clock", "CPU")):

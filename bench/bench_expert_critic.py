@@ -22,6 +22,7 @@ in the value loss.
 from __future__ import annotations
 
 # isort: off
+from agents.argtypes import positive_int
 import training.threads  # noqa: F401 - first: torch's threads must not spin (training/threads.py)
 # isort: on
 import argparse
@@ -53,10 +54,10 @@ def mse(critic: ValueNet, samples: Samples) -> float:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("checkpoint")
-    p.add_argument("--fresh", type=int, default=128, help="fresh deals to measure on")
-    p.add_argument("--iterations", type=int, default=4)
-    p.add_argument("--deals", type=int, default=64, help="deals per iteration")
-    p.add_argument("--worlds", type=int, default=16)
+    p.add_argument("--fresh", type=positive_int, default=128, help="fresh deals to measure on")
+    p.add_argument("--iterations", type=positive_int, default=4)
+    p.add_argument("--deals", type=positive_int, default=64, help="deals per iteration")
+    p.add_argument("--worlds", type=positive_int, default=16)
     p.add_argument("--value-positions", type=int, nargs="+", default=[0, 4])
     p.add_argument("--learning-rate", type=float, nargs="+", default=[1e-3])
     p.add_argument("--seed", type=int, default=1)

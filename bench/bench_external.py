@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from agents import make_agent
+from agents.argtypes import positive_int
 from agents.protocol.messages import decode, encode, parse_action, request_message
 from agents.rules import rollout_action
 from sixtysix_env.deals import deal
@@ -70,8 +71,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("bots", nargs="*", default=[DEFAULT_BOT],
                     help="exec: specs (default: the Python example)")
-    ap.add_argument("--requests", type=int, default=5000)
-    ap.add_argument("--deals", type=int, default=40)
+    ap.add_argument("--requests", type=positive_int, default=5000)
+    ap.add_argument("--deals", type=positive_int, default=40)
     ap.add_argument("--warmup", type=int, default=200)
     args = ap.parse_args(argv)
     views = positions(args.deals, 0)

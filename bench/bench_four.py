@@ -15,6 +15,7 @@ import os
 import random
 import time
 
+from agents.argtypes import positive_int, positive_seconds
 from agents.four.match import duplicate
 from sixtysix_env.four_deals import deal_four
 
@@ -33,9 +34,9 @@ def engine_speed(seconds: float) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0)
-    parser.add_argument("--deals", type=int, default=200)
-    parser.add_argument("--search-deals", type=int, default=100)
+    parser.add_argument("--seconds", type=positive_seconds, default=2.0)
+    parser.add_argument("--deals", type=positive_int, default=200)
+    parser.add_argument("--search-deals", type=positive_int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     print(f"engine: {engine_speed(args.seconds):,.0f} decisions/s (random play, checked apply)")

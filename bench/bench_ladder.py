@@ -16,6 +16,7 @@ import argparse
 import time
 
 from agents.arena import PairingStats, head_to_head
+from agents.argtypes import positive_int
 
 LADDER = (("heuristic", "random"), ("pimc", "heuristic"), ("ismcts", "pimc"), ("ismcts", "heuristic"))
 
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("b", nargs="?", help="agent spec B")
     ap.add_argument("--matches", type=int, default=50, help="card seeds (each played in both seatings)")
     ap.add_argument("--seed", type=int, default=0, help="master seed of the arena schedule")
-    ap.add_argument("--workers", type=int, default=1, help="processes to play in")
+    ap.add_argument("--workers", type=positive_int, default=1, help="processes to play in")
     ap.add_argument("--ladder", action="store_true", help="run the standard ladder pairings")
     args = ap.parse_args(argv)
     pairs = list(LADDER) if args.ladder else [(args.a, args.b)]

@@ -29,6 +29,7 @@ import numpy as np
 import ray
 from ray.rllib.algorithms.ppo import PPOConfig
 
+from agents.argtypes import positive_int
 from sixtysix_env.rllib import SixtySixMultiAgentEnv, rllib_config
 
 
@@ -74,9 +75,10 @@ def rllib_sampling(runners: int, envs_per_runner: int, tables: int, steps: int) 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--runners", type=int, default=2)
-    p.add_argument("--steps", type=int, default=40_000, help="moves per RLlib figure (a quarter for 1 env)")
-    p.add_argument("--tables", type=int, default=128, help="tables per env of the default setup")
+    p.add_argument("--runners", type=positive_int, default=2)
+    p.add_argument("--steps", type=positive_int, default=40_000,
+                   help="moves per RLlib figure (a quarter for 1 env)")
+    p.add_argument("--tables", type=positive_int, default=128, help="tables per env of the default setup")
     args = p.parse_args()
     print(f"plain loop (1 process):                {plain_loop(args.steps):8.0f} moves/s", flush=True)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")

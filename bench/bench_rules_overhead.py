@@ -23,6 +23,7 @@ import tempfile
 import time
 
 import sixtysix_env.deals as new_deals
+from agents.argtypes import positive_int, positive_seconds
 
 # The rules modules a deal needs; those a revision lacks are skipped (older revisions have fewer).
 MODULES = (
@@ -89,8 +90,8 @@ def same_results(base, n: int) -> bool:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default="main")
-    parser.add_argument("--seconds", type=float, default=1.0)
-    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--seconds", type=positive_seconds, default=1.0)
+    parser.add_argument("--rounds", type=positive_int, default=6)
     args = parser.parse_args(argv)
     base = load_base(args.base)
     print(f"identical results on 2,000 seeded random deals: {same_results(base, 2000)}")

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
+from agents.argtypes import positive_int
 from sixtysix_env import SixtySixGymEnv
 
 # MaskablePPO's settings for this benchmark: a deal's reward comes at its end, so no discount
@@ -43,8 +44,8 @@ def evaluate(env: SixtySixGymEnv, choose, n_deals: int, seed: int) -> tuple[floa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=100_000, help="training decisions")
-    parser.add_argument("--eval", type=int, default=2000, help="evaluation deals")
+    parser.add_argument("--steps", type=positive_int, default=100_000, help="training decisions")
+    parser.add_argument("--eval", type=positive_int, default=2000, help="evaluation deals")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     torch.set_num_threads(1)

@@ -17,13 +17,14 @@ import os
 import random
 import time
 
+from agents.argtypes import positive_int
 from agents.schnapsen_pkg import Mismatch, compare_deal
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--random", type=int, default=10_000)
-    parser.add_argument("--strong", type=int, default=1_000)
+    parser.add_argument("--random", type=positive_int, default=10_000)
+    parser.add_argument("--strong", type=positive_int, default=1_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     for label, n, strong in (("random", args.random, False), ("strong", args.strong, True)):

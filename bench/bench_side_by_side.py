@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agents.argtypes import positive_int
+
 ROOT = Path(__file__).resolve().parents[1]
 RATE = re.compile(r"([\d,]+)/s median")
 
@@ -37,7 +39,7 @@ def run(root: Path, args: list[str]) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--base", type=Path, required=True, help="the other checkout (A)")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=positive_int, default=5)
     ap.add_argument("bench_args", nargs="*", help="arguments of bench_batched.py (after --)")
     args = ap.parse_args()
     print(f"load average before: {os.getloadavg()}")

@@ -15,6 +15,7 @@ import argparse
 import random
 import time
 
+from agents.argtypes import positive_int
 from agents.search.positions import random_position
 from agents.search.solver import solve
 from sixtysix_env.engine import LEAD
@@ -22,7 +23,7 @@ from sixtysix_env.engine import LEAD
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--positions", type=int, default=1000)
+    ap.add_argument("--positions", type=positive_int, default=1000)
     ap.add_argument("--cards", type=int, default=6, help="cards in the hand of the player to act (1-6)")
     ap.add_argument("--closed", action="store_true", help="positions after a close instead of a spent talon")
     ap.add_argument("--seed", type=int, default=0)

@@ -33,6 +33,8 @@ import sys
 import time
 from pathlib import Path
 
+from agents.argtypes import positive_int, positive_seconds
+
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = {"1": (1, None), "2 spin": (2, None), "2 passive": (2, "PASSIVE")}
 
@@ -99,8 +101,8 @@ def main() -> None:
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workload", choices=("engine", "collect", "both"), default="both")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--seconds", type=float, default=4.0, help="timed seconds per run")
+    ap.add_argument("--rounds", type=positive_int, default=3)
+    ap.add_argument("--seconds", type=positive_seconds, default=4.0, help="timed seconds per run")
     args = ap.parse_args()
     workloads = ("engine", "collect") if args.workload == "both" else (args.workload,)
     print(f"{os.cpu_count()} CPUs; load average before: {os.getloadavg()}")

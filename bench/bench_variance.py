@@ -36,6 +36,7 @@ import time
 import numpy as np
 
 from agents.arena.schedule import schedule
+from agents.argtypes import positive_int
 from agents.evaluation.games import Estimate, check_correctable, estimate, game_points, policy_of, sampler_of
 from agents.evaluation.regression import cross_fitted
 from agents.evaluation.values import VALUE_NAMES, hand_basis, make_value
@@ -130,7 +131,7 @@ def analyse(results: list[tuple[str, str, dict]]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bots", default=",".join(BOTS), help="comma-separated bot specs")
-    ap.add_argument("--pairs", type=int, default=100, help="duplicate pairs per pairing")
+    ap.add_argument("--pairs", type=positive_int, default=100, help="duplicate pairs per pairing")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--value", default="solver", choices=VALUE_NAMES)
     ap.add_argument("--sample", type=int, default=0, help="ask pimc bots this many times again per decision")

@@ -40,6 +40,7 @@ import time
 import numpy as np
 
 from agents.arena.schedule import schedule
+from agents.argtypes import positive_int
 from agents.evaluation.aivat import expected_after_draw, sampled_expectation
 from agents.evaluation.games import check_correctable, game_points, policy_of, sampler_of
 from agents.evaluation.regression import cross_fitted
@@ -168,7 +169,7 @@ def report(a: str, b: str, r: dict, rng: np.random.Generator) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairings", default=",".join(PAIRINGS), help="comma-separated A/B bot specs")
-    ap.add_argument("--pairs", type=int, default=100, help="duplicate pairs per pairing")
+    ap.add_argument("--pairs", type=positive_int, default=100, help="duplicate pairs per pairing")
     ap.add_argument("--unit", default="deal", choices=("deal", "match"))
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--configs", default="solver,rollout:draws=4,solver:sample=2:move=rollout-true",

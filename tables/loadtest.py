@@ -42,6 +42,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.argtypes import positive_int
+
 
 @dataclass
 class Result:
@@ -266,15 +268,23 @@ def _wait_until_up(base: str, proc: subprocess.Popen[bytes], log: str, timeout: 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tables.loadtest", description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=50, help="games played at once (default 50)")
+    p.add_argument("--games", type=positive_int, default=50, help="games played at once (default 50)")
     p.add_argument("--vs", default="heuristic", help="the bot (default heuristic)")
     p.add_argument("--episode", choices=("match", "deal"), default="match")
     p.add_argument("--seed", type=int, default=0, help="first card seed (game i uses seed+i)")
     p.add_argument("--url", default=None, help="a running server (default: start one)")
-    p.add_argument("--threads", type=int, default=4, help="bot threads of the server it starts")
+    p.add_argument("--threads", type=positive_int, default=4, help="bot threads of the server it starts")
     p.add_argument("--attack", action="store_true", help="one hostile client against the caps, another "
                                                          "playing (see the module docstring)")
     args = p.parse_args(argv)
+    try:
+        return _load_test(args)
+    except (OSError, RuntimeError, ValueError) as e:  # a server that does not start or answer: one line
+        print(f"python -m tables.loadtest: error: {e}", file=sys.stderr)
+        return 2
+
+
+def _load_test(args: argparse.Namespace) -> int:
     if args.attack:
         if args.url:
             out = asyncio.run(attack(args.url, seed=args.seed))

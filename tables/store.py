@@ -119,6 +119,15 @@ class RecordStore:
         raise KeyError(index)
 
 
+def check_records_path(path: str, flag: str) -> None:
+    """Refuse, before a game starts, a records path a finished game could not be appended to
+    (a folder, a fifo, another run's results file): found at the end, the game would be lost."""
+    if os.path.lexists(path) and not os.path.isfile(path):
+        raise ValueError(f"{flag} {path}: not a regular file")
+    if os.path.isfile(path) and os.path.getsize(path):
+        _check_ours(path)
+
+
 def _check_ours(path: str) -> None:
     """Refuse a results file that is not the tables' own (an arena run's, with or without games)."""
     header = read_results(path)[0]

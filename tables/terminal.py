@@ -32,6 +32,7 @@ from .moves import SUIT_SYMBOLS, IllegalMove
 from .session import Session
 
 DEFAULT_RECORDS = os.path.join("runs", "tables", "games.jsonl")
+MAX_DELAY = 60.0  # seconds before each bot move: more is a typo, and inf would hang the table
 HELP = """\
 moves:   a number from the list, or the move itself:
          a card (TH, 10H, T♥, 9c), marry H (or marry ♥), exchange, close,
@@ -385,8 +386,14 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
     try:
         session = Session(args.vs, seed=args.seed, episode=args.episode, seat=args.seat,
                           auto_forced=args.auto, rules=args.rules)
+        if not 0 <= args.delay <= MAX_DELAY:  # also refuses nan
+            raise ValueError(f"--delay must be 0..{MAX_DELAY:g} seconds, got {args.delay}")
+        if not args.no_save:
+            from .store import check_records_path
+
+            check_records_path(args.records, "--records")
         hint = None if args.hint.strip().lower() in ("", "none") else args.hint
-        table = TerminalTable(session, hint, detect_style(sys.stdout, args.color), max(args.delay, 0.0),
+        table = TerminalTable(session, hint, detect_style(sys.stdout, args.color), args.delay,
                               None if args.no_save else args.records)
     except ValueError as e:
         print(f"sixtysix play: error: {e}", file=sys.stderr)

@@ -72,6 +72,8 @@ HTTP_PARSER, WEBSOCKETS = "h11", "none"
 # uvicorn's own warnings (a malformed request, an unsupported upgrade) are one line per request a
 # client chooses to send: only errors are logged, so no client can grow the operator's log.
 UVICORN_LOG_LEVEL = "error"
+MAX_PORT = 65535
+MAX_THREADS = 1024  # bot threads: each is a real OS thread, started on demand
 
 
 class BindError(ValueError):
@@ -321,6 +323,10 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         for flag, n in counts.items():
             if n < 1:
                 raise ValueError(f"{flag} must be at least 1, got {n}")
+        if args.threads > MAX_THREADS:
+            raise ValueError(f"--threads must be at most {MAX_THREADS}, got {args.threads}")
+        if not 1 <= args.port <= MAX_PORT:
+            raise ValueError(f"--port must be 1..{MAX_PORT}, got {args.port}")
         if not 0.01 <= args.records_max_mb <= 1e6:
             raise ValueError(f"--records-max-mb must be 0.01..1e6, got {args.records_max_mb}")
         config = Config(data=args.data, vs=args.vs, hint=args.hint, bots=list(args.bots),

@@ -61,12 +61,19 @@ class _Spelling(dict[str, Any]):
         return key
 
 
+MAX_COUNT = 10**6
+"""The most games (per pairing) or workers a run may ask for: the schedule of every game is made
+up front, so a typo of many digits would fill the memory instead of failing."""
+
+
 def check_positive_int(value: Any) -> int:
-    """``value`` if it is an int of at least 1 (not a bool)."""
+    """``value`` if it is an int from 1 to ``MAX_COUNT`` (not a bool)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"must be an int, got {value!r}")
     if value < 1:
         raise ValueError(f"must be at least 1, got {value!r}")
+    if value > MAX_COUNT:
+        raise ValueError(f"must be at most {MAX_COUNT}, got {value!r}")
     return value
 
 

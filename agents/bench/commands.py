@@ -16,6 +16,7 @@ from .report import leaderboard
 from .run import AUTO, MAX_GAMES, BenchOptions, bench, read_result
 
 COMMANDS = ("bench", "leaderboard")
+FLAGS = {"games": "--max-games"}  # how bench spells the arena options it renames, for OptionError messages
 
 
 def add_parsers(sub: Any) -> None:

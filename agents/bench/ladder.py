@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.arena.inputs import read_regular
+
 BENCH_SEED = 6606_2026  # public master seed of the calibration (ladder bots only; a bench draws secret ones)
 MOVE_TIME = 0.1  # seconds per move, for every bot of the bench and the calibration
 CLOCK = "cpu"  # what MOVE_TIME limits: each bot's own CPU time (agents.play)
@@ -66,10 +68,20 @@ class Ladder:
                    str(d.get("machine", "")))
 
 
+MAX_LADDER_BYTES = 1 << 20
+
+
 def load_ladder(path: str | None = None) -> Ladder:
-    """The ladder in ``path`` (default: the shipped ``agents/bench/ladder.json``)."""
-    with open(path or LADDER_PATH, encoding="utf-8") as f:
-        return Ladder.from_dict(json.load(f))
+    """The ladder in ``path`` (default: the shipped ``agents/bench/ladder.json``); a file that is not
+    one (a fifo, not JSON, fields missing) is a ValueError naming it, never a blocked read."""
+    path = path or LADDER_PATH
+    try:
+        ladder = Ladder.from_dict(json.loads(read_regular(path, MAX_LADDER_BYTES)))
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
+        raise ValueError(f"ladder file {path} is not a ladder: {type(e).__name__}: {e}") from None
+    if not ladder.ratings:
+        raise ValueError(f"ladder file {path} has no rungs")
+    return ladder
 
 
 def save_ladder(ladder: Ladder, path: str) -> None:

@@ -35,7 +35,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from agents.arena import head_to_head
+from agents.arena import ArenaOptions, head_to_head
+from agents.arena.api import check_players
 from agents.arena.corrected import EstimatorError, check_estimator
 from agents.arena.inputs import read_regular
 from agents.arena.lines import MAX_INDEX, MAX_POINTS, finite_number, jsonable, parse_line
@@ -119,6 +120,8 @@ def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
         raise EstimatorError(e.option, f"--{e.option} {e}") from None
     ladder = load_ladder(options.ladder_path)
     own = bot_move_time(options.move_time, ladder)
+    check_players([spec, *ladder.rungs], ArenaOptions(games=options.max_games, workers=options.workers,
+                                                      rules=options.rules))  # before --out is made
     os.makedirs(options.out, exist_ok=True)
     sandbox = use_sandbox(spec, options.sandbox)
     rungs = [r for r in ladder.rungs if r != spec.strip() or own is not None]
