@@ -1,6 +1,7 @@
 """The training pipeline behind ``train.py``: masked PPO self-play and the tools after it.
 
 - :mod:`.config`: the :class:`~training.config.Config` of a run, YAML files, overrides, ``--help``.
+- :mod:`.config_file`: a config file read safely (bounded, each key once) and :class:`ConfigError`.
 - :mod:`.opponents`: the table of opponent kinds and who sits at each table.
 - :mod:`.rollout`: self-play collection into time-major buffers, per-seat rewards.
 - :mod:`.gae`: advantages over per-seat trajectories.

@@ -25,11 +25,12 @@ from typing import Any, TypeVar
 import yaml
 
 from agents import parse_spec
-from agents.arena.inputs import read_regular
 from agents.nets import check_hidden
 from agents.rules import ASSIST_MODES, assist_mode
 from sixtysix_env.episodes import EPISODES
 from sixtysix_env.variants import rules_from_spec
+
+from .config_file import ConfigError, read_yaml
 
 VALUE_TEACHER = "pimc-values"  # the teacher that distils PIMC's action values (not a bot spec)
 ENGINES = ("scalar", "batched")  # what steps the training tables (training.tables)
@@ -47,11 +48,6 @@ def knob(default: T, help: str, check: Check | None = None) -> T:
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)  # type: ignore[return-value]
     return field(default=default, metadata=meta)
-
-
-class ConfigError(ValueError):
-    """A bad config file, key, type or value, command-line override, or a run folder the
-    command cannot use."""
 
 
 class RulesMismatchError(ConfigError):
@@ -349,44 +345,6 @@ def config_from_dict(data: dict[str, Any], base: Any = None, where: str = "confi
                               f"(known: {', '.join(sorted(known))})")
         values[key] = _check_value(key, value, schema)
     return _validate(schema(**values))
-
-
-MAX_CONFIG_BYTES = 1 << 20  # a config is a page of keys; more is the wrong file
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, but a key given twice is an error (it would keep the last one silently)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
-            if isinstance(key, str) and key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key[:60]!r} given twice", key_node.start_mark)
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-def _yaml_problem(e: yaml.YAMLError) -> str:
-    """PyYAML's several-line message as one line: the problem and where."""
-    problem = getattr(e, "problem", None)
-    mark = getattr(e, "problem_mark", None)
-    if problem is None:
-        return " ".join(str(e).split())
-    return f"{problem} (line {mark.line + 1}, column {mark.column + 1})" if mark else str(problem)
-
-
-def read_yaml(path: str | Path) -> Any:
-    """A config file's YAML, or a ConfigError naming the file (never blocks on a fifo or a device)."""
-    path = Path(path)
-    try:
-        text = read_regular(str(path), MAX_CONFIG_BYTES).decode()
-        return yaml.load(text, Loader=_UniqueKeyLoader) or {}  # noqa: S506 - a SafeLoader
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read config file {path}: {e}") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"config file {path} is not valid YAML: {_yaml_problem(e)}") from None
 
 
 def load_config(path: str | Path, schema: type = Config) -> Any:
