@@ -135,7 +135,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .actions import CONTINUE, N_ACTIONS, IllegalActionError, describe_action
-from .aec_order import EndCheckedAEC, OrderEnforcing, check_in_play
+from .aec_order import EndCheckedAEC, NotResetError, OrderEnforcing, check_in_play
 from .cards import cards_of
 from .deals import deal, fixed_deal, next_deal
 from .engine import PLAYER_IDS, State
@@ -386,7 +386,7 @@ class raw_env(EndCheckedAEC):
     # ------------------------------------------------------------- helpers
     def _state(self) -> State:
         if self.game_state is None:
-            raise RuntimeError("call reset() first")
+            raise NotResetError(f"{self.metadata['name']}: call reset() first")
         return self.game_state
 
     def _player(self, agent: str | int) -> int:

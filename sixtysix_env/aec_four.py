@@ -36,7 +36,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .actions import N_ACTIONS
-from .aec_order import EndCheckedAEC, check_in_play
+from .aec_order import EndCheckedAEC, NotResetError, check_in_play
 from .cards import N_CARDS
 from .engine import N_WINDOWS
 from .episodes import check_episode
@@ -252,7 +252,7 @@ class raw_env(EndCheckedAEC):
 
     def _state(self) -> FourState:
         if self.game_state is None:
-            raise RuntimeError("call reset() first")
+            raise NotResetError(f"{self.metadata['name']}: call reset() first")
         return self.game_state
 
     def _seat(self, agent: str | int) -> int:

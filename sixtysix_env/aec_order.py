@@ -4,7 +4,8 @@ Once every agent is done, PettingZoo's ``last()`` raises a bare ``KeyError``
 and its OrderEnforcingWrapper only warns on a ``step`` and ignores it: a loop
 that forgot to reset would train on nothing. Both AEC envs raise
 :class:`EpisodeOverError` there instead (a Gymnasium ``ResetNeeded``, like the
-Gymnasium wrapper's ``ResetNeededError``).
+Gymnasium wrapper's ``ResetNeededError``). Before the first ``reset()``,
+observing or rendering raises :class:`NotResetError`, also a ``ResetNeeded``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from pettingzoo.utils import wrappers
 
 class EpisodeOverError(ResetNeeded, RuntimeError):
     """``last()`` or ``step()`` after every agent is done: call ``reset()``."""
+
+
+class NotResetError(ResetNeeded, RuntimeError):
+    """The env used (observed, rendered, stepped) before its first ``reset()``."""
 
 
 def check_in_play(env: AECEnv) -> None:
@@ -50,4 +55,4 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         return super().last(observe)
 
 
-__all__ = ["EndCheckedAEC", "EpisodeOverError", "OrderEnforcing", "check_in_play"]
+__all__ = ["EndCheckedAEC", "EpisodeOverError", "NotResetError", "OrderEnforcing", "check_in_play"]

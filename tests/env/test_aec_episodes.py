@@ -5,7 +5,9 @@
   whole run of episodes replayable.
 - Once every agent is done, ``last()`` and ``step()`` raise the named
   :class:`~sixtysix_env.aec_order.EpisodeOverError` (a Gymnasium
-  ``ResetNeeded``), not a ``KeyError`` or a silently ignored step.
+  ``ResetNeeded``), not a ``KeyError`` or a silently ignored step; before the
+  first ``reset()``, observing or rendering raises ``NotResetError`` (also a
+  ``ResetNeeded``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import pytest
 from gymnasium.error import ResetNeeded
 
 from sixtysix_env import aec, aec_four
-from sixtysix_env.aec_order import EpisodeOverError
+from sixtysix_env.aec_order import EpisodeOverError, NotResetError
+from sixtysix_env.gym_env import SixtySixGymEnv
 
 MAKERS = [
     pytest.param(lambda: aec.env(episode="deal"), id="aec"),
@@ -60,3 +63,15 @@ def test_last_and_step_after_the_end_are_named_errors(make):
     assert issubclass(EpisodeOverError, ResetNeeded)
     e.reset(seed=2)  # and reset resumes
     assert e.agents
+
+
+@pytest.mark.parametrize("make", [
+    pytest.param(lambda: aec.raw_env(render_mode="ansi").observe("player_0"), id="aec-observe"),
+    pytest.param(lambda: aec.raw_env(render_mode="ansi").render(), id="aec-render"),
+    pytest.param(lambda: aec_four.raw_env(render_mode="ansi").observe("player_0"), id="four-observe"),
+    pytest.param(lambda: SixtySixGymEnv(render_mode="ansi").render(), id="gym-render"),
+])
+def test_use_before_the_first_reset_is_a_named_reset_needed(make) -> None:
+    with pytest.raises(NotResetError, match="call reset") as err:
+        make()
+    assert isinstance(err.value, ResetNeeded) and isinstance(err.value, RuntimeError)
