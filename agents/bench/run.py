@@ -52,6 +52,7 @@ from .report import write_reports
 
 SPRT_ELO = (-100.0, 100.0)  # per rung: is the bot 100 Elo weaker (H0) or 100 Elo stronger (H1)?
 MAX_GAMES = 100  # per rung at most (50 card seeds, each with both seatings)
+MAX_RESULT_BYTES = 1 << 24  # a bench.json is a few KiB; more is not one
 REPORT_EVERY = 10  # without a progress bar: a line every this many games
 AUTO = "auto"
 
@@ -207,7 +208,7 @@ def read_result(path: str) -> dict[str, Any] | None:
     if os.path.isdir(path):
         path = os.path.join(path, "bench.json")
     try:
-        obj, problem = parse_line(read_regular(path, 1 << 24))
+        obj, problem = parse_line(read_regular(path, MAX_RESULT_BYTES))
     except OSError as e:
         obj, problem = None, f"cannot read it ({e.strerror or e})"
     problem = problem or result_problem(obj)
