@@ -2,7 +2,8 @@
 
 Worlds weighted by how likely the opponent's moves were under the policy
 network, the exact solver once the talon is closed or spent, the critic at
-truncated leaves, the policy as a prior. The network is a PPO checkpoint
+truncated leaves (or, with ``leaf=rollout``, the policy playing on until the
+solver takes over), the policy as a prior. The network is a PPO checkpoint
 with a full-state critic (:mod:`agents.guide_net`; by default the shipped
 one). Obvious moves (:func:`agents.rules.obvious_action`) are played at once.
 
@@ -28,7 +29,7 @@ from .guide_net import GuideNet, load_guide
 from .rules import obvious_action
 from .search.beliefs import BETA, EPS
 from .search.budget import Anytime, gc_paused
-from .search.guided import PRIOR, TEMP, GuidedSearch, SearchResult, one_hot
+from .search.guided import CRITIC, PRIOR, TEMP, GuidedSearch, SearchResult, one_hot
 
 
 class GuidedAgent(Anytime, BaseAgent):
@@ -39,7 +40,7 @@ class GuidedAgent(Anytime, BaseAgent):
     def __init__(self, seed: int | None = None, move_time: float | None = None, worlds: int = 64,
                  path: str | os.PathLike[str] | None = None, net: GuideNet | None = None, *,
                  depth: int = 1, infer: int = 1, beta: float = BETA, eps: float = EPS,
-                 prior: float = PRIOR, temp: float = TEMP) -> None:
+                 prior: float = PRIOR, temp: float = TEMP, leaf: str = CRITIC) -> None:
         super().__init__(seed, move_time)
         if worlds < 1:
             raise ValueError(f"worlds must be >= 1, got {worlds}")
@@ -47,7 +48,8 @@ class GuidedAgent(Anytime, BaseAgent):
             raise ValueError("give a guide network or a checkpoint path, not both")
         self.worlds = worlds
         self.search = GuidedSearch(net if net is not None else load_guide(path), depth=depth,
-                                   infer=bool(infer), beta=beta, eps=eps, prior=prior, temp=temp)
+                                   infer=bool(infer), beta=beta, eps=eps, prior=prior, temp=temp,
+                                   leaf=leaf)
         self.solver = self.search.solver  # hints read the exact values once the talon is spent
         self.model = self.search.model  # hints show it the person's views
         self.last_result: SearchResult | None = None

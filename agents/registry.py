@@ -140,6 +140,10 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
                                             "agents/checkpoints/ppo_default.pt)"),
                 "worlds": Param(int, 64, 1, "worlds sampled per decision"),
                 "depth": Param(int, 1, 1, "1: critic after the move; 2: after the opponent's best reply", 2),
+                "leaf": Param(str, "critic", 0, "how an open leaf is valued: critic (one forward) or "
+                                                "rollout (both sides play the policy's likeliest move until "
+                                                "the talon is spent, then the exact solver)",
+                              choices=("critic", "rollout")),  # agents.search.guided.LEAVES
                 "infer": Param(int, 1, 0, "1: worlds also respect the opponent's rule-based reads "
                                           "(agents.search.inference)", 1),
                 "beta": Param(float, 0.5, 0.0, "tempering of the opponent-model likelihood (0: "

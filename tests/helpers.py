@@ -121,5 +121,5 @@ class UniformPlayer:
 
         return modules(weights)
 
-    def make(self, net: Any, seed: int, worlds: int) -> UniformSearch:
-        return UniformSearch(seed, worlds, self.players)
+    def make(self, net: Any, seed: int, settings: Any) -> UniformSearch:
+        return UniformSearch(seed, settings.worlds, self.players)

@@ -16,8 +16,10 @@ One decision of the ``guided`` bot (:mod:`agents.guided`):
    solver once the talon is spent (:func:`exact_leaf`), and else the
    network's critic, after a close too (``encode_full`` from the side of the
    player to act there, negated for the opponent). All critic leaves of a
-   batch of worlds go through one numpy forward. A close is charged pimc's
-   ``CLOSE_MARGIN``.
+   batch of worlds go through one numpy forward. With ``leaf`` "rollout"
+   an open leaf is played on by the policy instead, until the talon is spent
+   and the solver takes over (:mod:`agents.search.rollouts`). A close is
+   charged pimc's ``CLOSE_MARGIN``.
 3. **Choice.** ``score(a) = sum_w weight_w * value_w(a) + prior * log pi(a)``
    (``pi`` the policy on the bot's own view, floored at :data:`PRIOR_FLOOR`;
    no prior once the talon is spent, where the values are exact);
@@ -62,6 +64,7 @@ from .beliefs import BETA, EPS, Beliefs, card_rows, lead_likelihoods
 from .budget import MAX_UNITS, Deadline, OutOfTime
 from .determinized import CLOSE_MARGIN, solvable
 from .inference import OpponentModel
+from .rollouts import rollout_values
 from .solver import Solver, terminal_value
 
 BATCH = 8  # worlds per unit of an anytime search (one forward for their leaves)
@@ -69,6 +72,8 @@ PRIOR = 0.3  # weight of log pi(a) in the score, game points
 PRIOR_FLOOR = 1e-3  # pi below this counts as this: a bounded penalty
 TEMP = 0.2  # softmax temperature of the bot's move distribution (score / TEMP), game points
 VALUE_WORLDS = 4  # worlds the critic averages for the value of an obvious move
+CRITIC, ROLLOUT = "critic", "rollout"
+LEAVES = (CRITIC, ROLLOUT)  # how an open leaf is valued: the critic, or policy rollouts then the solver
 
 
 @dataclass(frozen=True)
@@ -151,10 +156,13 @@ class _Leaves:
             self.slots.append(slot)
         return slot
 
-    def finish(self, net: GuideNet) -> np.ndarray:
-        """Every slot's value (one critic forward for the open positions)."""
+    def finish(self, net: GuideNet, solver: Solver, leaf: str = CRITIC) -> np.ndarray:
+        """Every slot's value: the open positions' by one critic forward, or by policy rollouts
+        (``leaf`` :data:`ROLLOUT`, :mod:`agents.search.rollouts`)."""
         out = np.asarray(self.values, dtype=np.float64)
-        if self.states:
+        if self.states and leaf == ROLLOUT:
+            out[self.slots] = rollout_values(self.states, self.player, net, solver, exact_leaf)
+        elif self.states:
             full = np.empty((len(self.states), FULL_OBS_SIZE), dtype=np.float32)
             signs = np.empty(len(self.states))
             for i, s in enumerate(self.states):
@@ -168,9 +176,13 @@ class GuidedSearch:
     """The search of one player (see the module docstring); keeps the per-deal beliefs."""
 
     def __init__(self, net: GuideNet, *, depth: int = 1, infer: bool = True, beta: float = BETA,
-                 eps: float = EPS, prior: float = PRIOR, temp: float = TEMP, extended: bool = True) -> None:
+                 eps: float = EPS, prior: float = PRIOR, temp: float = TEMP, extended: bool = True,
+                 leaf: str = CRITIC) -> None:
         if depth not in (1, 2):
             raise ValueError(f"depth must be 1 or 2, got {depth}")
+        if leaf not in LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
+        self.leaf = leaf
         if not (0.0 <= beta <= 1.0 and 0.0 < eps <= 1.0 and prior >= 0.0 and temp > 0.0):
             raise ValueError(f"need 0 <= beta <= 1, 0 < eps <= 1, prior >= 0, temp > 0; got {beta}, {eps}, "
                              f"{prior}, {temp}")
@@ -240,7 +252,7 @@ class GuidedSearch:
                     slots = [leaves.add(child, solver)]
                 groups.append((i, j, slots))
         if groups:
-            values = leaves.finish(self.net)
+            values = leaves.finish(self.net, solver, self.leaf)
             for i, j, slots in groups:
                 out[i, j] = values[slots].min()
         if CLOSE in legal:

@@ -28,6 +28,8 @@ def test_the_shipped_configs_load(name):
     ({"learning_rate": float("nan")}, "'learning_rate' must be a finite number"),
     ({"backend": "dask"}, "'backend' must be one of"),
     ({"target": "prior"}, "'target' must be one of"),
+    ({"leaf": "playout"}, "'leaf' must be one of"),
+    ({"depth": 3}, "'depth' must be in"),
     ({"ray_address": "10.0.0.1:6379"}, "'ray_address'.*needs backend: ray"),
     ({"backend": "ray", "ray_address": "x"}, "'ray_address' must be HOST:PORT"),
     ({"backend": "ray", "ray_address": "h:1; rm -rf /"}, "'ray_address' must be HOST:PORT"),

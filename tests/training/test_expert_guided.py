@@ -22,3 +22,14 @@ def test_guided_self_play_targets_are_distributions_over_the_legal_moves_and_det
     again = generate_chunk(WEIGHTS, Settings(7, 2, 2, 0.2), 0, 2, GUIDED)
     for name in ("obs", "masks", "policy", "full", "value"):
         assert np.array_equal(getattr(samples, name), getattr(again, name)), name
+
+
+def test_the_settings_depth_and_leaf_reach_the_search():
+    """Rollout leaves at depth 2: other targets than the critic's at depth 1, still distributions over
+    the legal moves, still the same for the same seed."""
+    plain = generate_chunk(WEIGHTS, Settings(7, 2, 2, 0.2), 0, 1, GUIDED)
+    deep = generate_chunk(WEIGHTS, Settings(7, 2, 2, 0.2, "values", 2, "rollout"), 0, 1, GUIDED)
+    deep.check("deep self-play")
+    again = generate_chunk(WEIGHTS, Settings(7, 2, 2, 0.2, "values", 2, "rollout"), 0, 1, GUIDED)
+    assert np.array_equal(deep.policy, again.policy) and np.array_equal(deep.obs, again.obs)
+    assert len(plain) != len(deep) or not np.array_equal(plain.policy, deep.policy)

@@ -69,8 +69,8 @@ def test_a_resumed_run_goes_on_exactly_as_an_uninterrupted_one(tmp_path):
 class InterruptedPlayer(UniformPlayer):
     """Ctrl-C in the middle of the second iteration's self-play."""
 
-    def make(self, net, seed, worlds):
-        searcher = super().make(net, seed, worlds)
+    def make(self, net, seed, settings):
+        searcher = super().make(net, seed, settings)
         act = searcher.act
 
         def interrupted(v):

@@ -115,7 +115,7 @@ class ValuesPlayer:
     def net(self, weights):
         return None
 
-    def make(self, net, seed, worlds):
+    def make(self, net, seed, settings):
         return ValuesSearch()
 
 
@@ -146,7 +146,7 @@ class PriorSearch(ValuesSearch):
 
 
 class PriorPlayer(ValuesPlayer):
-    def make(self, net, seed, worlds):
+    def make(self, net, seed, settings):
         return PriorSearch()
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.search.guided import LEAVES
 from training.config import (
     AT_LEAST_0,
     AT_LEAST_1,
@@ -84,6 +85,11 @@ class ExpertConfig:
     target: str = knob("values", "policy target: 'values' = softmax(search values / target_temp); "
                        "'improved' = softmax(log pi + search values / target_temp), the network's own "
                        "policy moved by the search's values", one_of(TARGETS))
+    depth: int = knob(1, "the search's depth with the talon open: 1 = leaf after the move; 2 = after the "
+                      "opponent's best reply too", between(1, 2))
+    leaf: str = knob("critic", "how the search values an open leaf: 'critic' (one forward) or 'rollout' "
+                     "(both sides play the policy's likeliest move until the talon is spent, then the "
+                     "exact solver; about 8x the CPU)", one_of(LEAVES))
     chunk: int = knob(8, "deals per generation task (the unit of work of a Ray task or a local step)",
                       AT_LEAST_1)
     backend: str = knob("local", "'local': generate in this process; 'ray': as Ray tasks over the "

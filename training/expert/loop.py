@@ -260,7 +260,7 @@ def generate(run: ExpertRun, gen: Generator, logger: Logger, i: int) -> tuple[Sa
     file; and the CPU seconds it took outside this process."""
     cfg = run.cfg
     settings = Settings(derive_seed(cfg.seed, "selfplay", i), cfg.worlds, cfg.sample_moves, cfg.target_temp,
-                        cfg.target)
+                        cfg.target, cfg.depth, cfg.leaf)
     played = 0
 
     def done(count: int) -> None:

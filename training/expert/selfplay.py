@@ -2,7 +2,7 @@
 
 Every deal is a fresh German deal seeded from the iteration's seed and its
 index; two :class:`agents.guided.GuidedAgent` bots (their own seeds from the
-same, a fixed number of worlds, no time limit) play it out, each seeing every
+same, the settings' worlds, depth and leaf valuation, no time limit) play it out, each seeing every
 view of its seat (forced moves too: the search infers from the whole deal). At
 every decision with more than one legal move (obvious ones included: their
 target is the move the rules play) the sample is: the observation
@@ -39,6 +39,7 @@ import numpy as np
 
 from agents.checkpoint import write_atomic
 from agents.nets import PolicyNet, ValueNet
+from agents.search.guided import CRITIC
 from sixtysix_env.actions import N_ACTIONS, actions_of
 from sixtysix_env.deals import deal
 from sixtysix_env.engine import State
@@ -71,22 +72,23 @@ class Player(Protocol):
 
     def net(self, weights: Weights) -> Any: ...
 
-    def make(self, net: Any, seed: int, worlds: int) -> Searcher: ...
+    def make(self, net: Any, seed: int, settings: Settings) -> Searcher: ...
 
 
 class Guided:
     """The guided search of :mod:`agents.guided` (:class:`agents.guided.GuidedAgent`) on the
-    current networks, ``worlds`` worlds per move, no time limit."""
+    current networks: the settings' worlds per move, depth and leaves, no time limit."""
 
     def net(self, weights: Weights) -> Any:
         from agents.guide_net import GuideNet
 
         return GuideNet.from_modules(*modules(weights))
 
-    def make(self, net: Any, seed: int, worlds: int) -> Searcher:
+    def make(self, net: Any, seed: int, settings: Settings) -> Searcher:
         from agents.guided import GuidedAgent
 
-        return GuidedAgent(seed=seed, worlds=worlds, net=net)
+        return GuidedAgent(seed=seed, worlds=settings.worlds, net=net, depth=settings.depth,
+                           leaf=settings.leaf)
 
 
 GUIDED = Guided()
@@ -110,6 +112,8 @@ class Settings:
     sample_moves: int
     target_temp: float  # game points: the policy target is softmax(the search's values / target_temp)
     target: str = "values"  # TARGETS: the values alone, or the network's policy moved by them
+    depth: int = 1  # the search's depth (1 or 2: agents.search.guided)
+    leaf: str = CRITIC  # LEAVES: how the search values an open leaf
 
 
 @dataclass
@@ -207,7 +211,7 @@ def search_target(policy: Any, mask: np.ndarray, where: str) -> np.ndarray:
 def play_deal(net: Any, settings: Settings, index: int, player: Player = GUIDED) -> Samples:
     """Deal ``index`` of ``settings.seed`` played by two searches on ``net``, as samples."""
     state = deal(derive_seed(settings.seed, "deal", index), rules=GERMAN)
-    players = [player.make(net, derive_seed(settings.seed, "search", index, seat), settings.worlds)
+    players = [player.make(net, derive_seed(settings.seed, "search", index, seat), settings)
                for seat in (0, 1)]
     pick = random.Random(derive_seed(settings.seed, "pick", index))
     moves = [0, 0]
