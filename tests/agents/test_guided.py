@@ -215,9 +215,10 @@ def test_the_spec_parses_and_its_defaults_are_the_bots():
 
 
 # ------------------------------------------------------------------ time
-def test_the_search_fills_a_fake_budget_and_stops_when_past_it():
+@pytest.mark.parametrize("leaf", ["critic", "rollout"])
+def test_the_search_fills_a_fake_budget_and_stops_when_past_it(leaf):
     v = searched_views(1)[0]
-    bot = GuidedAgent(seed=1, worlds=5, net=tiny_guide())
+    bot = GuidedAgent(seed=1, worlds=5, net=tiny_guide(), leaf=leaf)
     bot.act(v)
     assert bot.last_result.worlds == 5  # no budget: the fixed search
     bot.move_time = 1.0
