@@ -22,7 +22,7 @@ from agents.arena.inputs import read_regular
 BENCH_SEED = 6606_2026  # public master seed of the calibration (ladder bots only; a bench draws secret ones)
 MOVE_TIME = 0.1  # seconds per move, for every bot of the bench and the calibration
 CLOCK = "cpu"  # what MOVE_TIME limits: each bot's own CPU time (agents.play)
-RUNGS = ("random", "heuristic", "pimc", "ismcts", "ppo")
+RUNGS = ("random", "heuristic", "pimc", "ismcts", "ppo", "guided:leaf=rollout")
 ANCHOR = ("heuristic", 1000.0)
 ELO_PER_NAT = 400.0 / math.log(10.0)
 LADDER_PATH = os.path.join(os.path.dirname(__file__), "ladder.json")

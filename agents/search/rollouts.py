@@ -23,10 +23,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from sixtysix_env.actions import N_ACTIONS, actions_of
 from sixtysix_env.engine import OVER, State
 from sixtysix_env.knowledge import view
-from sixtysix_env.observation import OBS_SIZE, encode_into
+from sixtysix_env.observation import OBS_SIZE, encode_into, mask_to_array
 
 from ..guide_net import GuideNet
 from ..rules import obvious_action
@@ -64,10 +63,9 @@ def rollout_values(states: Sequence[State], player: int, net: GuideNet, solver: 
                 s.apply_unchecked(a)
         if asked:
             obs = np.empty((len(asked), OBS_SIZE), dtype=np.float32)
-            masks = np.zeros((len(asked), N_ACTIONS), dtype=bool)
             for k, pv in enumerate(views):
                 encode_into(pv, obs[k])
-                masks[k, actions_of(pv.legal_mask)] = True
+            masks = mask_to_array(np.array([pv.legal_mask for pv in views], dtype=np.int64))
             logits = np.where(masks, net.policy_logits(obs), -np.inf)
             for i, a in zip(asked, logits.argmax(axis=1).tolist(), strict=True):
                 worlds[i].apply_unchecked(a)

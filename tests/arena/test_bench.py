@@ -8,13 +8,15 @@ import math
 import pytest
 
 from agents.bench import BenchOptions, bench, fit_rating, load_ladder
+from agents.bench.ladder import RUNGS
 from agents.bench.run import rung_file
 from agents.cli import main
 
 
 def test_the_shipped_ladder_names_its_scale_and_command():
     ladder = load_ladder()
-    assert set(ladder.rungs) == {"random", "heuristic", "pimc", "ismcts", "ppo"}
+    assert set(ladder.rungs) == set(RUNGS)  # every rung calibrated, none left over
+    assert ladder.rungs[-1] == "guided:leaf=rollout"  # the top rung
     assert ladder.ratings["heuristic"] == 1000.0
     assert ladder.command.startswith("python -m agents.bench.calibrate")
     assert ladder.games > 0 and ladder.move_time == 0.1
