@@ -60,8 +60,6 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,6 +69,7 @@ import torch
 
 from agents import checkpoint
 from agents.arena import PairingStats
+from agents.lifetime import sigterm_interrupts
 from agents.nets import PolicyNet, ValueNet, masked_distribution
 from sixtysix_env.batched.sampling import NonFiniteLogitsError
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
@@ -403,19 +402,6 @@ def stopped(e: KeyboardInterrupt) -> str:
             f"go on: {resume_command(run)}")
 
 
-@contextmanager
-def sigterm_stops() -> Iterator[None]:
-    """While this holds, SIGTERM stops a run as Ctrl-C does (raises :class:`Interrupted`)."""
-    def stop(signum: int, _frame: Any) -> None:
-        raise Interrupted(signum)
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if expert.requested(args, DEFAULT_CONFIG):  # algorithm: expert (training/expert, docs/training.md)
@@ -426,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
         print(help_text())
         return 0
     try:
-        with sigterm_stops():
+        with sigterm_interrupts(Interrupted):
             command = parse_command_line(args, DEFAULT_CONFIG)
             run = train(command.config, resume=command.resume, overrides=command.overrides)
     except (ConfigError, checkpoint.NonFiniteWeightsError, NonFiniteLogitsError, OSError) as e:  # one line:

@@ -19,6 +19,7 @@ from .arena.outputs import check_outputs
 from .arena.teams import TEAM_SIZE
 from .argtypes import positive_int, positive_seconds
 from .bench import commands as bench_commands
+from .lifetime import sigterm_interrupts
 from .play import CLOCKS, UNITS
 from .registry import describe_agents
 
@@ -256,6 +257,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``sixtysix`` console script."""
     parser = build_parser()
     args = parser.parse_args(_glue_negative_sprt(sys.argv[1:] if argv is None else list(argv)))
+    with sigterm_interrupts():  # SIGTERM stops as Ctrl-C does: pools shut down, the message below
+        return _command(args)
+
+
+def _command(args: argparse.Namespace) -> int:
+    """Run the parsed command; a bad input is a one-line error (exit 2), Ctrl-C exits 130."""
     try:
         if args.command == "arena":
             return _arena(args)

@@ -1,5 +1,11 @@
 """Processes never outlive their parent: the parent-death signal, in one place.
 
+And a stop by SIGTERM is a stop by Ctrl-C (:func:`sigterm_interrupts`): the
+same clean-up runs (pools shut down, the last line of a results file
+complete, the "continue with --resume" message), where the default action
+would end the process at once and leave its pool's semaphores to the
+resource tracker.
+
 A process the arena or training starts (a pool worker, an external bot's
 supervisor) asks Linux to signal it when its parent dies, however the
 parent ends (SIGKILL included, where no cleanup code of the parent runs).
@@ -16,6 +22,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -73,3 +81,20 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+@contextmanager
+def sigterm_interrupts(error: Callable[[int], BaseException] | None = None) -> Iterator[None]:
+    """While this holds, SIGTERM raises ``error(signum)`` (by default :class:`KeyboardInterrupt`) in
+    the main thread, as Ctrl-C does; elsewhere (not the main thread) it does nothing."""
+    def stop(signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt() if error is None else error(signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
