@@ -19,6 +19,8 @@ import sys
 from collections.abc import Sequence
 
 from agents.arena import round_robin
+from agents.arena.fairness import MachineTooBusy
+from agents.lifetime import sigterm_interrupts
 
 from .ladder import ANCHOR, BENCH_SEED, CLOCK, LADDER_PATH, MOVE_TIME, RUNGS, Ladder, save_ladder
 
@@ -55,7 +57,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "python -m agents.bench.calibrate " + shlex.join(
         [f"--games={args.games}", f"--workers={args.workers}"]
         + ([f"--results={args.results}"] if args.results else []))
-    ladder = calibrate(args.games, args.workers, args.results, args.resume, command=command)
+    with sigterm_interrupts():  # SIGTERM stops as Ctrl-C does: the pool shuts down, the message below
+        try:
+            ladder = calibrate(args.games, args.workers, args.results, args.resume, command=command)
+        except (ValueError, OSError, MachineTooBusy) as e:  # a bad results file, a busy machine: one line
+            print(f"{p.prog}: error: {e}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            where = f"{args.results} (continue with --resume)" if args.results else "nowhere (no --results)"
+            print(f"interrupted; finished games are in {where}", file=sys.stderr)
+            return 130
     save_ladder(ladder, args.out)
     for n in ladder.rungs:
         lo, hi = ladder.intervals[n]

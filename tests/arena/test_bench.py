@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +17,12 @@ from agents.bench import BenchOptions, bench, fit_rating, load_ladder
 from agents.bench.ladder import RUNGS
 from agents.bench.run import rung_file
 from agents.cli import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "external"))
+from external_helpers import wait_gone  # noqa: E402
+from test_external_kill import descendants  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_shipped_ladder_names_its_scale_and_command():
@@ -111,3 +123,36 @@ def test_bench_refuses_a_bad_value_before_any_rung(tiny_ladder, tmp_path, capsys
     err = capsys.readouterr().err
     assert err == ("sixtysix bench: error: --value names no value function: 'nope'; choose one of heuristic, "
                    "solver, solver-last, rollout, critic\n")
+
+
+def test_calibration_stopped_by_sigterm_keeps_its_games_and_writes_no_ladder(tmp_path):
+    results, out = tmp_path / "r.jsonl", tmp_path / "ladder.json"
+    cmd = [sys.executable, "-m", "agents.bench.calibrate", "--games=2", "--workers=2", f"--results={results}",
+           f"--out={out}"]
+    run = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (results.exists() and results.read_text().count("\n") >= 2):  # the header and a game
+            assert run.poll() is None and time.monotonic() < deadline, "the run ended before the kill"
+            time.sleep(0.05)
+        below = descendants(run.pid)
+        os.kill(run.pid, signal.SIGTERM)
+        assert run.wait(timeout=10) == 130  # as Ctrl-C: the pool shut down, a message, no traceback
+        err = run.stderr.read()
+        assert "continue with --resume" in err and "Traceback" not in err and "leaked" not in err, err
+        assert not wait_gone(below, timeout=3)
+        assert not out.exists()  # no ladder from a partial round robin
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+
+
+def test_calibration_with_a_broken_results_file_is_a_one_line_error(tmp_path):
+    results = tmp_path / "r.jsonl"
+    results.write_text("not json\n")
+    run = subprocess.run([sys.executable, "-m", "agents.bench.calibrate", "--games=2", f"--results={results}",
+                          "--resume", f"--out={tmp_path / 'ladder.json'}"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.startswith("python -m agents.bench.calibrate: error: ")
