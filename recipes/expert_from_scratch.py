@@ -1,11 +1,11 @@
-"""The recipe of the network trained from scratch, in two phases, as commands that run.
+"""The recipe of the network trained from scratch, in three phases, as commands that run.
 
 Usage::
 
     python recipes/expert_from_scratch.py --dry-run     # print the commands, run nothing
     python recipes/expert_from_scratch.py               # run them all, in order (CPU-hours)
     python recipes/expert_from_scratch.py               # again after a stop: goes on where it stopped
-    python recipes/expert_from_scratch.py --selfplay-steps 5000000 --to 3   # a shorter phase 1, no arena
+    python recipes/expert_from_scratch.py --selfplay-steps 5000000 --to 6   # a shorter phase 1, no arena
     python recipes/expert_from_scratch.py --runs DIR --out FILE
 
 No teacher, no network from elsewhere, no hand-written player to imitate
@@ -24,14 +24,18 @@ No teacher, no network from elsewhere, no hand-written player to imitate
    network, the network learns the search's move values and the deals'
    results. Generation on Ray (``workers: 8`` CPUs on this machine; add
    ``ray_address=HOST:PORT`` to the command for a cluster).
-4. **Draw** its learning curve (``learning_curve.png`` in the run folder).
-5. **Copy** the network to ``--out``.
-6. **Measure** the network alone (``assist=rules``: no search) against pimc
+4. **Phase 3, expert iteration with rollout leaves** (``configs/expert_rollout.yaml``)
+   from phase 2's network: every open leaf of the search is played on by
+   the current policy and then solved exactly, instead of valued by the
+   critic.
+5. **Draw** its learning curve (``learning_curve.png`` in the run folder).
+6. **Copy** the network to ``--out``.
+7. **Measure** the network alone (``assist=rules``: no search) against pimc
    on 400 duplicate matches in the arena.
 
 Run again after a stop, the recipe skips what is done and resumes what was
-under way: a run whose ``last.pt`` exists goes on with ``--resume`` (phase 2
-exactly as the uninterrupted run would; phase 1 with fresh deals from its
+under way: a run whose ``last.pt`` exists goes on with ``--resume`` (phases 2
+and 3 exactly as the uninterrupted run would; phase 1 with fresh deals from its
 last checkpoint), the arena with ``--resume`` of its results file.
 """
 
@@ -44,18 +48,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the other recipe, wh
 
 from shipped_checkpoint import Step, parser, run_chain  # noqa: E402
 
-SELFPLAY, WARM = "configs/selfplay.yaml", "configs/expert_warm.yaml"
-PHASE1, PHASE2 = "selfplay", "expert_warm"  # the run folders' names
+SELFPLAY, WARM, ROLLOUT = "configs/selfplay.yaml", "configs/expert_warm.yaml", "configs/expert_rollout.yaml"
+PHASE1, PHASE2, PHASE3 = "selfplay", "expert_warm", "expert_rollout"  # the run folders' names
 SELFPLAY_STEPS = 27_000_000  # about 60 minutes of phase 1 at 7,500 steps/s (docs/training.md, Throughput)
 OUT = "expert/expert.pt"
 
 
 def steps(runs: str = "runs", out: str = f"runs/{OUT}", selfplay_steps: int = SELFPLAY_STEPS,
-          selfplay_config: str = SELFPLAY, expert_config: str = WARM) -> list[Step]:
+          selfplay_config: str = SELFPLAY, expert_config: str = WARM,
+          rollout_config: str = ROLLOUT) -> list[Step]:
     """Every step of the recipe, in order."""
-    p1, p2 = f"{runs}/{PHASE1}", f"{runs}/{PHASE2}"
-    p1_last, frozen = f"{p1}/last.pt", f"{p1}/final.pt"
-    last, curve, results = f"{p2}/last.pt", f"{p2}/learning_curve.png", f"{p2}/vs_pimc.jsonl"
+    p1, p2, p3 = f"{runs}/{PHASE1}", f"{runs}/{PHASE2}", f"{runs}/{PHASE3}"
+    p1_last, frozen, warm = f"{p1}/last.pt", f"{p1}/final.pt", f"{p2}/last.pt"
+    last, curve, results = f"{p3}/last.pt", f"{p3}/learning_curve.png", f"{p3}/vs_pimc.jsonl"
     bot = f"ppo:{out},assist=rules"
     return [
         Step(("python", "train.py", "--config", selfplay_config, f"name={PHASE1}", f"run_dir={runs}",
@@ -63,8 +68,10 @@ def steps(runs: str = "runs", out: str = f"runs/{OUT}", selfplay_steps: int = SE
              resume=p1_last),
         Step(copy=(p1_last, frozen), inputs=(p1_last,), outputs=(frozen,), done=(frozen,)),
         Step(("python", "train.py", "--config", expert_config, f"name={PHASE2}", f"run_dir={runs}",
-              f"init={frozen}"), inputs=(frozen,), outputs=(last,), resume=last),
-        Step(("python", "-m", "training.curve", p2), inputs=(last,), outputs=(curve,)),
+              f"init={frozen}"), inputs=(frozen,), outputs=(warm,), resume=warm),
+        Step(("python", "train.py", "--config", rollout_config, f"name={PHASE3}", f"run_dir={runs}",
+              f"init={warm}"), inputs=(warm,), outputs=(last,), resume=last),
+        Step(("python", "-m", "training.curve", p3), inputs=(last,), outputs=(curve,)),
         Step(copy=(last, out), inputs=(last,), outputs=(out,)),
         Step(("python", "-m", "agents.cli", "arena", bot, "pimc", "--games", "400", "--workers", "2",
               "--seed", "1", "--results", results), inputs=(out,), outputs=(results,), resume=results),
@@ -78,11 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--selfplay-config", default=SELFPLAY, metavar="YAML",
                    help=f"phase 1 (default {SELFPLAY})")
     p.add_argument("--expert-config", default=WARM, metavar="YAML", help=f"phase 2 (default {WARM})")
+    p.add_argument("--rollout-config", default=ROLLOUT, metavar="YAML", help=f"phase 3 (default {ROLLOUT})")
     args = p.parse_args(argv)
     if args.selfplay_steps < 1:
         p.error(f"--selfplay-steps must be at least 1, got {args.selfplay_steps}")
     chain = steps(args.runs, args.out or f"{args.runs}/{OUT}", args.selfplay_steps, args.selfplay_config,
-                  args.expert_config)
+                  args.expert_config, args.rollout_config)
     return run_chain(chain, args, p)
 
 

@@ -1,5 +1,5 @@
 """recipes/expert_from_scratch.py: its dry run prints commands the tools accept, each input made by
-an earlier step; both phases run end to end on tiny configs, and a second run goes on where the
+an earlier step; all three phases run end to end on tiny configs, and a second run goes on where the
 first stopped (phase 1 done is not redone, a started run is resumed)."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def commands(stdout: str) -> list[list[str]]:
 
 def test_the_dry_run_prints_commands_the_tools_accept(monkeypatch):
     monkeypatch.chdir(ROOT)
-    selfplay, freeze, warm, curve, copy, arena = commands(recipe("--dry-run", "--runs", "R").stdout)
+    selfplay, freeze, warm, rollout, curve, copy, arena = commands(recipe("--dry-run", "--runs", "R").stdout)
     assert selfplay[:2] == ["python", "train.py"] and not requested(selfplay[2:], DEFAULT)
     ppo: Config = parse_command_line(selfplay[2:], DEFAULT).config
     assert (ppo.name, ppo.run_dir, ppo.engine, ppo.teacher, ppo.assist) == ("selfplay", "R", "batched", "",
@@ -47,8 +47,12 @@ def test_the_dry_run_prints_commands_the_tools_accept(monkeypatch):
     cfg = parse_command_line(warm[2:], DEFAULT, ExpertConfig).config
     assert (cfg.name, cfg.run_dir, cfg.init) == ("expert_warm", "R", "R/selfplay/final.pt")
     assert (cfg.hidden, cfg.critic_hidden) == (ppo.hidden, ppo.critic_hidden)  # init needs the same layers
-    assert curve == ["python", "-m", "training.curve", "R/expert_warm"]
-    assert copy[-2:] == ["R/expert_warm/last.pt", "R/expert/expert.pt"]
+    assert rollout[:2] == ["python", "train.py"] and requested(rollout[2:], DEFAULT)
+    third = parse_command_line(rollout[2:], DEFAULT, ExpertConfig).config
+    assert (third.name, third.init, third.leaf) == ("expert_rollout", "R/expert_warm/last.pt", "rollout")
+    assert (third.hidden, third.critic_hidden) == (cfg.hidden, cfg.critic_hidden)
+    assert curve == ["python", "-m", "training.curve", "R/expert_rollout"]
+    assert copy[-2:] == ["R/expert_rollout/last.pt", "R/expert/expert.pt"]
     assert arena[:4] == ["python", "-m", "agents.cli", "arena"]
     args = build_parser().parse_args(arena[3:])
     assert args.games == 400 and args.bots == ["ppo:R/expert/expert.pt,assist=rules", "pimc"]
@@ -74,19 +78,22 @@ def tiny(tmp_path: Path, name: str, **keys) -> str:
     return str(path)
 
 
-@pytest.mark.slow  # three runs of the recipe: PPO, expert iteration, the curve (about 25 s)
-def test_both_phases_run_and_a_second_run_goes_on_where_the_first_stopped(tmp_path):
+@pytest.mark.slow  # three runs of the recipe: PPO, two expert iterations, the curve (about 30 s)
+def test_all_phases_run_and_a_second_run_goes_on_where_the_first_stopped(tmp_path):
     runs = tmp_path / "runs"
     flags = ["--runs", str(runs), "--selfplay-steps", "512",
              "--selfplay-config", tiny(tmp_path, "selfplay", num_envs=16, rollout_steps=16, total_steps=4096,
                                        eval_random_games=0, eval_heuristic_games=0),
              "--expert-config", tiny(tmp_path, "expert_warm", deals=2, chunk=1, worlds=1, iterations=1,
                                      batch_size=8, backend="local", value_positions=3, eval_heuristic_games=2,
-                                     eval_pimc_games=0)]
+                                     eval_pimc_games=0),
+             "--rollout-config", tiny(tmp_path, "expert_rollout", deals=2, chunk=1, worlds=1, iterations=1,
+                                      batch_size=8, backend="local", eval_heuristic_games=2,
+                                      eval_pimc_games=0)]
     recipe(*flags, "--to", "1")  # phase 1 only: as if the recipe had stopped after it
     phase1 = checkpoint.load(runs / "selfplay" / "last.pt", resumable=True)
     assert phase1["global_step"] >= 512 and not (runs / "selfplay" / "final.pt").exists()
-    out = recipe(*flags, "--to", "5").stdout
+    out = recipe(*flags, "--to", "6").stdout
     assert "--resume" in commands(out)[0]  # phase 1 resumed, at its end already: nothing trained
     again = checkpoint.load(runs / "selfplay" / "last.pt", resumable=True)
     assert again["global_step"] == phase1["global_step"]
@@ -95,8 +102,11 @@ def test_both_phases_run_and_a_second_run_goes_on_where_the_first_stopped(tmp_pa
     assert warm["update"] == 1 and warm["config"]["init"] == str(final)
     assert warm["started_from"]["path"] == str(final) and warm["started_from"]["algorithm"] == "ppo"
     assert warm["started_from"]["global_step"] == phase1["global_step"]
-    assert (runs / "expert_warm" / "learning_curve.png").is_file()
+    third = checkpoint.load(runs / "expert_rollout" / "last.pt", resumable=True)
+    assert third["update"] == 1 and third["config"]["leaf"] == "rollout"
+    assert third["started_from"]["path"] == str(runs / "expert_warm" / "last.pt")
+    assert (runs / "expert_rollout" / "learning_curve.png").is_file()
     assert (runs / "expert" / "expert.pt").is_file()
     out = recipe(*flags, "--dry-run").stdout
-    assert "# step 1/6: done" in out and "# step 2/6: done" in out
+    assert "# step 1/7: done" in out and "# step 2/7: done" in out
     assert commands(out)[0][-1] == "--resume"  # phase 2 goes on from its last.pt
