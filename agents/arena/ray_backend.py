@@ -21,6 +21,8 @@ its actors end with the run either way.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from collections.abc import Generator
 from typing import Any
 
@@ -45,14 +47,26 @@ def connect(ray: Any, workers: int, address: str | None) -> bool:
     if address is not None:
         if ray.is_initialized():
             ray.shutdown()  # a run with an address works there, not on a cluster joined before
-        ray.init(address=address, logging_level="WARNING")
+        init_keeping_handlers(ray, address=address, logging_level="WARNING")
         return True
     if ray.is_initialized():
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address=LOCAL_HOST,
-             logging_level="WARNING", log_to_driver=False)
+    init_keeping_handlers(ray, num_cpus=workers, include_dashboard=False, _node_ip_address=LOCAL_HOST,
+                          logging_level="WARNING", log_to_driver=False)
     return True
+
+
+def init_keeping_handlers(ray: Any, **kwargs: Any) -> None:
+    """``ray.init``, then this process's own SIGTERM and SIGINT handlers again: Ray installs a
+    crash reporter of its own that prints a stack and ends the process, which would skip the
+    caller's clean stop (its workers shut down, "go on with --resume", its exit code)."""
+    main = threading.current_thread() is threading.main_thread()
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)} if main else {}
+    ray.init(**kwargs)
+    for sig, handler in handlers.items():
+        if handler is not None:  # None: not installed from Python, nothing to put back
+            signal.signal(sig, handler)
 
 
 class GameWorker:

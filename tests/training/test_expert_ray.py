@@ -79,3 +79,39 @@ def test_a_ray_that_cannot_be_joined_is_a_named_error_before_the_run_folder_is_c
                                           r"find any running Ray instance.$"):
         loop.train(cfg, player=UniformPlayer())
     assert not (tmp_path / "expert").exists()
+
+
+@pytest.mark.slow  # a real local Ray instance started and stopped (about 15 s)
+def test_sigterm_stops_a_run_on_ray_cleanly(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({"algorithm": "expert", "name": "r", "run_dir": str(tmp_path), "deals": 2,
+                                      "chunk": 1, "worlds": 1, "iterations": 10_000, "batch_size": 8,
+                                      "hidden": [16], "critic_hidden": [16], "backend": "ray", "workers": 1,
+                                      "eval_every": 10_000, "eval_heuristic_games": 0, "eval_pimc_games": 0,
+                                      "progress": False, "tensorboard": False}))
+    run = subprocess.Popen([sys.executable, "-m", "training.expert", "--config", str(config)], cwd=root,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                           env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+    try:
+        deadline = time.monotonic() + 120
+        while not (tmp_path / "r" / "last.pt").exists():  # an iteration done: Ray is up
+            assert run.poll() is None and time.monotonic() < deadline, run.stderr.read() if run.poll() else ""
+            time.sleep(0.1)
+        run.send_signal(signal.SIGTERM)
+        assert run.wait(timeout=60) == 128 + signal.SIGTERM
+        err = run.stderr.read()
+        assert "stopped by SIGTERM" in err and "go on with --resume" in err, err
+        assert "SIGTERM received" not in err, err  # not Ray's crash report
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()

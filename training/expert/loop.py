@@ -53,6 +53,7 @@ import torch
 
 from agents import checkpoint
 from agents.arena import PairingStats
+from agents.lifetime import sigterm_interrupts
 from sixtysix_env.seeding import derive_seed
 from training import evaluation, run_folder
 from training.config import Config, ConfigError, config_from_dict, help_text, parse_command_line
@@ -314,17 +315,10 @@ def resume_command(run: ExpertRun) -> str:
                        f"run_dir={run.dir.parent}"])
 
 
-@contextmanager
-def sigterm_stops() -> Iterator[None]:
-    """While this holds, SIGTERM stops the run as Ctrl-C does."""
-    def stop(signum: int, _frame: Any) -> None:
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+def signal_stop(signum: int) -> KeyboardInterrupt:
+    """What SIGTERM raises in a run (:func:`agents.lifetime.sigterm_interrupts`): a Ctrl-C named
+    after the signal, for the message and the exit code."""
+    return KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -335,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         print(help_text(ExpertConfig))
         return 0
     try:
-        with sigterm_stops():
+        with sigterm_interrupts(signal_stop):
             command = parse_command_line(args, DEFAULT_CONFIG, ExpertConfig)
             run = train(command.config, resume=command.resume, overrides=command.overrides)
     except (ConfigError, SampleError, checkpoint.CheckpointError, checkpoint.NonFiniteWeightsError,
