@@ -93,14 +93,14 @@ def test_sigterm_stops_a_run_on_ray_cleanly(tmp_path):
 
     root = Path(__file__).resolve().parents[2]
     config = tmp_path / "tiny.yaml"
-    config.write_text(yaml.safe_dump({"algorithm": "expert", "name": "r", "run_dir": str(tmp_path), "deals": 2,
-                                      "chunk": 1, "worlds": 1, "iterations": 10_000, "batch_size": 8,
-                                      "hidden": [16], "critic_hidden": [16], "backend": "ray", "workers": 1,
-                                      "eval_every": 10_000, "eval_heuristic_games": 0, "eval_pimc_games": 0,
-                                      "progress": False, "tensorboard": False}))
+    keys = {"algorithm": "expert", "name": "r", "run_dir": str(tmp_path), "deals": 2, "chunk": 1, "worlds": 1,
+            "iterations": 10_000, "batch_size": 8, "hidden": [16], "critic_hidden": [16], "backend": "ray",
+            "workers": 1, "eval_every": 10_000, "eval_heuristic_games": 0, "eval_pimc_games": 0,
+            "progress": False, "tensorboard": False}
+    config.write_text(yaml.safe_dump(keys))
     run = subprocess.Popen([sys.executable, "-m", "training.expert", "--config", str(config)], cwd=root,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                           env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True, env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
     try:
         deadline = time.monotonic() + 120
         while not (tmp_path / "r" / "last.pt").exists():  # an iteration done: Ray is up

@@ -315,9 +315,13 @@ def resume_command(run: ExpertRun) -> str:
                        f"run_dir={run.dir.parent}"])
 
 
+_STOPPED_BY: list[int] = []  # the signals that stopped the run (a library may raise a Ctrl-C afresh)
+
+
 def signal_stop(signum: int) -> KeyboardInterrupt:
-    """What SIGTERM raises in a run (:func:`agents.lifetime.sigterm_interrupts`): a Ctrl-C named
-    after the signal, for the message and the exit code."""
+    """What SIGTERM raises in a run (:func:`agents.lifetime.sigterm_interrupts`): a Ctrl-C, with the
+    signal noted for the message and the exit code (Ray's ``get`` raises a new one, without it)."""
+    _STOPPED_BY.append(signum)
     return KeyboardInterrupt(signal.Signals(signum).name)
 
 
@@ -328,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         print("Config keys (defaults of training.expert.config.ExpertConfig):")
         print(help_text(ExpertConfig))
         return 0
+    _STOPPED_BY.clear()
     try:
         with sigterm_interrupts(signal_stop):
             command = parse_command_line(args, DEFAULT_CONFIG, ExpertConfig)
@@ -336,8 +341,8 @@ def main(argv: list[str] | None = None) -> int:
             OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as e:
-        name = e.args[0] if e.args else "SIGINT"
+    except KeyboardInterrupt:
+        name = signal.Signals(_STOPPED_BY[-1]).name if _STOPPED_BY else "SIGINT"
         print(f"stopped by {name}: last.pt keeps the last finished iteration; go on with --resume",
               file=sys.stderr)
         return 128 + (signal.SIGTERM if name == "SIGTERM" else signal.SIGINT)
