@@ -57,7 +57,6 @@ import training.threads  # noqa: F401 - first: torch's threads must not spin (tr
 import dataclasses
 import os
 import shlex
-import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -116,11 +115,11 @@ class Run:
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C (SIGINT) or SIGTERM stopped the run; ``run`` is where it stood (None: before it began)."""
+    """Ctrl-C (SIGINT) or SIGTERM stopped the run; ``run`` is where it stood."""
 
-    def __init__(self, signum: int, run: Run | None = None) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum, self.run = signum, run
+    def __init__(self, run: Run) -> None:
+        super().__init__()
+        self.run = run
 
 
 ARCHITECTURE = ("hidden", "critic_hidden", "full_critic")  # config keys a resumed run cannot change
@@ -224,8 +223,8 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
         try:
             loop(run, seed, teacher, logger)
             done = True
-        except KeyboardInterrupt as e:
-            raise Interrupted(getattr(e, "signum", signal.SIGINT), run) from None
+        except KeyboardInterrupt:
+            raise Interrupted(run) from None
         finally:
             if teacher is not None:
                 teacher.close(now=not done)
@@ -391,9 +390,9 @@ def resume_command(run: Run) -> str:
     return shlex.join(["python", "train.py", "--resume", f"name={run.dir.name}", f"run_dir={run.dir.parent}"])
 
 
-def stopped(e: KeyboardInterrupt) -> str:
-    """What an interrupt left: where the run stood, what ``last.pt`` holds, how to go on."""
-    name = e.args[0] if isinstance(e, Interrupted) else "SIGINT"
+def stopped(e: KeyboardInterrupt, name: str) -> str:
+    """What an interrupt (by the signal ``name``) left: where the run stood, what ``last.pt`` holds,
+    how to go on."""
     run = e.run if isinstance(e, Interrupted) else None
     if run is None:
         return f"stopped by {name} before training began"
@@ -412,15 +411,15 @@ def main(argv: list[str] | None = None) -> int:
         print(help_text())
         return 0
     try:
-        with sigterm_interrupts(Interrupted):
+        with sigterm_interrupts() as stop:
             command = parse_command_line(args, DEFAULT_CONFIG)
             run = train(command.config, resume=command.resume, overrides=command.overrides)
     except (ConfigError, checkpoint.NonFiniteWeightsError, NonFiniteLogitsError, OSError) as e:  # one line:
         print(f"error: {e}", file=sys.stderr)  # bad configs and checkpoints, a full disk, NaN weights
         return 2
     except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM
-        print(stopped(e), file=sys.stderr)
-        return 128 + (e.signum if isinstance(e, Interrupted) else signal.SIGINT)
+        print(stopped(e, stop.name), file=sys.stderr)
+        return stop.exit_code
     print(report(run))
     return 0
 

@@ -22,8 +22,9 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -83,18 +84,40 @@ def _alive(pid: int) -> bool:
     return True
 
 
+@dataclass
+class Stop:
+    """Which signal stopped the process (SIGINT unless :func:`sigterm_interrupts` saw SIGTERM).
+    Noted when the handler runs, not read from the exception: a library (Ray's ``get``) may raise a
+    fresh Ctrl-C in its place."""
+
+    signum: int = signal.SIGINT
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal number, as a shell reports a process the signal ended."""
+        return 128 + self.signum
+
+
 @contextmanager
-def sigterm_interrupts(error: Callable[[int], BaseException] | None = None) -> Iterator[None]:
-    """While this holds, SIGTERM raises ``error(signum)`` (by default :class:`KeyboardInterrupt`) in
-    the main thread, as Ctrl-C does; elsewhere (not the main thread) it does nothing."""
-    def stop(signum: int, _frame: Any) -> None:
-        raise KeyboardInterrupt() if error is None else error(signum)
+def sigterm_interrupts() -> Iterator[Stop]:
+    """While this holds, SIGTERM raises :class:`KeyboardInterrupt` (named ``"SIGTERM"``) in the main
+    thread, as Ctrl-C does, and the yielded :class:`Stop` records it; elsewhere (not the main
+    thread) it does nothing."""
+    stop = Stop()
+
+    def handler(signum: int, _frame: Any) -> None:
+        stop.signum = signum
+        raise KeyboardInterrupt(stop.name)
 
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield stop
         return
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = signal.signal(signal.SIGTERM, handler)
     try:
-        yield
+        yield stop
     finally:
         signal.signal(signal.SIGTERM, previous)

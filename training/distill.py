@@ -46,7 +46,13 @@ label is the solver's value of every move averaged over ``--worlds`` worlds
 sampled from the player's view: PIMC's values, which a network can learn
 once instead of searching at every decision. The lines are replayed from
 the close, and the network is written under ``"closed"``, next to the
-input's endgame network.
+input's endgame network. With ``--labels guided`` the worlds are weighted as
+the ``guided`` search weighs them (:mod:`agents.search.beliefs`: by how
+likely the opponent's moves were under the checkpoint's own policy), and a
+row's label is that search's value of every move: the labels then come from
+the network's own search, as in expert iteration, not from PIMC's uniform
+worlds. It needs a checkpoint with a full-state critic and ``--lines 1``
+(the search follows the deal from its start).
 """
 
 from __future__ import annotations
@@ -63,6 +69,8 @@ import torch
 from tqdm import tqdm
 
 from agents import checkpoint
+from agents.guide_net import GuideNet, load_guide
+from agents.guided import GuidedAgent
 from agents.nets import PhaseNet, masked_log_softmax, masked_logits
 from agents.neural import PPOAgent
 from agents.play import play_deal
@@ -77,8 +85,7 @@ from sixtysix_env.observation import OBS_SIZE, encode, mask_to_array, suit_permu
 from sixtysix_env.seeding import derive_seed
 
 from . import workers
-
-ROW_KEYS = ("obs", "legal", "values")
+from .phase_rows import LABELS, ROW_KEYS, join, load_rows, save_rows, unique_rows
 
 
 def is_phase_row(v: PlayerView, phase: str) -> bool:
@@ -109,27 +116,45 @@ def row_values(s: State, v: PlayerView, phase: str, worlds: int, solver: Solver,
 class _Rows:
     """The play hook of :func:`phase_positions`: records the rows of ``phase`` (and the
     state where the phase began, to replay lines from), and plays a random
-    move instead of the policy's with chance ``explore``."""
+    move instead of the policy's with chance ``explore``. With a ``guide``, a
+    ``guided`` search per seat sees every view of its seat and labels its rows."""
 
-    def __init__(self, phase: str, worlds: int, explore: float, rng: random.Random) -> None:
+    def __init__(self, phase: str, worlds: int, explore: float, rng: random.Random,
+                 guide: GuideNet | None = None) -> None:
         self.phase, self.worlds, self.explore, self.rng = phase, worlds, explore, rng
         self.solver = Solver()
         self.obs: list[np.ndarray] = []
         self.legal: list[int] = []
         self.values: list[np.ndarray] = []
         self.root: State | None = None
+        self.guides = None if guide is None else [GuidedAgent(net=guide, worlds=worlds) for _ in range(2)]
+
+    def new_deal(self) -> None:
+        self.root = None
+        for g in self.guides or ():
+            g.reset(self.rng.randrange(1 << 62))
 
     def __call__(self, s: State, v: PlayerView) -> int | None:
         if self.root is None and (s.stock == 0 if self.phase == "spent" else s.closed_by >= 0):
             self.root = s.clone()
         if is_phase_row(v, self.phase):
-            self.values.append(row_values(s, v, self.phase, self.worlds, self.solver, self.rng))
+            self.values.append(self.guided_values(v) if self.guides is not None
+                               else row_values(s, v, self.phase, self.worlds, self.solver, self.rng))
             self.obs.append(encode(v))
             self.legal.append(v.legal_mask)
+        elif self.guides is not None:
+            self.guides[v.player].search.observe(v)  # the beliefs follow the deal, as the bot's would
         legal = v.legal_mask
         if legal & (legal - 1) and self.rng.random() < self.explore:
             return self.rng.choice(actions_of(legal))
         return None  # the policy plays
+
+    def guided_values(self, v: PlayerView) -> np.ndarray:
+        """The ``guided`` search's value of every legal move (0 elsewhere), game points."""
+        guide = self.guides[v.player]  # type: ignore[index]  # only called with guides
+        guide.act(v)
+        assert guide.last_result is not None
+        return guide.last_result.action_values.astype(np.float32)
 
     def arrays(self) -> dict[str, np.ndarray]:
         n = len(self.obs)
@@ -139,7 +164,7 @@ class _Rows:
 
 
 def phase_positions(ckpt_path: str, seed: int, deals: int, explore: float, lines: int = 1,
-                    phase: str = "spent", worlds: int = 16) -> dict[str, np.ndarray]:
+                    phase: str = "spent", worlds: int = 16, labels: str = "uniform") -> dict[str, np.ndarray]:
     """Play ``deals`` deals with the checkpoint's policy; return the rows of ``phase``.
 
     Not a PPO rollout (``training.rollout.collect`` is the one collector of
@@ -153,10 +178,10 @@ def phase_positions(ckpt_path: str, seed: int, deals: int, explore: float, lines
     agent = PPOAgent(checkpoint.policy_from(checkpoint.load(ckpt_path), ckpt_path), greedy=False, seed=seed,
                      assist="rules")
     rng = random.Random(seed)
-    rows = _Rows(phase, worlds, explore, rng)
+    rows = _Rows(phase, worlds, explore, rng, load_guide(ckpt_path) if labels == "guided" else None)
     for _ in range(deals):
         scores = (rng.randrange(MATCH_TARGET), rng.randrange(MATCH_TARGET))
-        rows.root = None
+        rows.new_deal()
         play_deal(deal(rng.randrange(1 << 62), match_scores=scores), (agent, agent), rows)
         for _line in range(lines - 1):
             if rows.root is None:
@@ -190,7 +215,8 @@ def gather(args: argparse.Namespace) -> dict[str, np.ndarray]:
     """Run :func:`phase_positions` in ``args.workers`` processes, ``args.chunk`` deals a job."""
     n_jobs = -(-args.deals // args.chunk)
     jobs = [(args.checkpoint, derive_seed(args.seed, "collect", i),
-             min(args.chunk, args.deals - i * args.chunk), args.explore, args.lines, args.phase, args.worlds)
+             min(args.chunk, args.deals - i * args.chunk), args.explore, args.lines, args.phase, args.worlds,
+             args.labels)
             for i in range(n_jobs)]
     parts: list[dict[str, np.ndarray]] = []
     bar = tqdm(total=args.deals, unit="deal", desc="collect", disable=not args.progress)
@@ -200,50 +226,6 @@ def gather(args: argparse.Namespace) -> dict[str, np.ndarray]:
             bar.update(job[2])
     bar.close()
     return join(parts)
-
-
-def join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """Several sets of rows as one, in order."""
-    return {k: np.concatenate([p[k] for p in parts]) for k in ROW_KEYS}
-
-
-def load_rows(path: Path, phase: str = "spent") -> dict[str, np.ndarray]:
-    """Rows saved by an earlier run (``--data``); a bad file, or one of the
-    other phase, is a clear error (files without a phase are "spent")."""
-    try:
-        with np.load(path) as f:
-            rows = {k: f[k] for k in ROW_KEYS}
-            stored = str(f["phase"]) if "phase" in f.files else "spent"
-    except Exception as e:  # missing keys, not an npz, truncated
-        raise ValueError(f"--data {path} is not a file of endgame rows: {e}") from None
-    if stored != phase:
-        raise ValueError(f"--data {path} holds rows of --phase {stored}, not {phase}")
-    n = len(rows["obs"])
-    if rows["obs"].shape != (n, OBS_SIZE) or rows["legal"].shape != (n, N_ACTIONS) \
-            or rows["values"].shape != (n, N_ACTIONS):
-        raise ValueError(f"--data {path}: rows do not fit this version's observation size {OBS_SIZE}")
-    return rows
-
-
-def save_rows(rows: dict[str, np.ndarray], path: Path, phase: str) -> None:
-    """Write ``rows`` (with their phase) atomically, for a later ``--data``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, phase=np.array(phase), **rows)  # type: ignore[arg-type]  # numpy stub: **rows may name allow_pickle
-    tmp.replace(path)
-
-
-def unique_rows(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The rows with repeated observations dropped (the replayed lines of a
-    deal start from the same position), first occurrences kept in order."""
-    seen: set[bytes] = set()
-    keep = []
-    for i, x in enumerate(rows["obs"]):
-        b = x.tobytes()
-        if b not in seen:
-            seen.add(b)
-            keep.append(i)
-    return {k: v[keep] for k, v in rows.items()}
 
 
 def fit(net: torch.nn.Module, rows: dict[str, np.ndarray], args: argparse.Namespace,
@@ -310,6 +292,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         "'closed' (talon closed with cards left in it)")
     p.add_argument("--worlds", type=int, default=16,
                    help="worlds sampled from the view to label a closed-talon row (default 16)")
+    p.add_argument("--labels", choices=LABELS, default="uniform",
+                   help="closed-talon rows: 'uniform' worlds (PIMC's values, the default) or 'guided' "
+                        "(the guided search's values, its worlds weighted by the checkpoint's policy)")
     p.add_argument("--lines", type=int, default=6, help="endgame lines played per deal (default 6)")
     p.add_argument("--explore", type=float, default=0.1, help="share of random moves (default 0.1)")
     p.add_argument("--chunk", type=int, default=1000, help="deals per collect job (default 1000)")
@@ -343,6 +328,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
         p.error(f"--explore must be in [0, 1], got {a.explore}")
     if a.tau <= 0 or a.lr <= 0:
         p.error(f"--tau and --lr must be positive, got {a.tau} and {a.lr}")
+    if a.labels == "guided" and (a.phase != "closed" or a.lines != 1):
+        p.error("--labels guided is for --phase closed with --lines 1 (once the talon is spent every "
+                "label is exact; the search follows each deal from its start)")
     return a
 
 
@@ -354,7 +342,7 @@ def read_rows(args: argparse.Namespace) -> dict[str, np.ndarray] | None:
                          "only a single new file is collected")
     if not args.data or missing:
         return None
-    return join([load_rows(f, args.phase) for f in args.data])
+    return join([load_rows(f, args.phase, args.labels) for f in args.data])
 
 
 def fit_new(args: argparse.Namespace, rows: dict[str, np.ndarray] | None,
@@ -364,7 +352,7 @@ def fit_new(args: argparse.Namespace, rows: dict[str, np.ndarray] | None,
     if rows is None:
         rows = gather(args)
         if args.data:
-            save_rows(rows, args.data[0], args.phase)
+            save_rows(rows, args.data[0], args.phase, args.labels)
     print(f"rows: {len(rows['obs'])}" + "".join(f" {f}" for f in args.data))
     if len(rows["obs"]) < 2:
         print("error: too few endgame rows to fit; play more --deals", file=sys.stderr)
@@ -393,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
         ckpt = checkpoint.load(args.checkpoint)
         policy = checkpoint.policy_from(ckpt, args.checkpoint)
         rows = read_rows(args)
+        if rows is None and args.labels == "guided":
+            GuideNet.from_checkpoint(ckpt, args.checkpoint)  # a critic that sees the full state, or one line
         if args.endgame_from is not None:
             source_ckpt = checkpoint.load(args.endgame_from)
             source = source_ckpt.get(checkpoint.PHASE_RECORDS[args.phase])

@@ -39,7 +39,6 @@ import training.threads  # noqa: F401 - first: torch's threads must not spin (tr
 # isort: on
 import dataclasses
 import shlex
-import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -315,16 +314,6 @@ def resume_command(run: ExpertRun) -> str:
                        f"run_dir={run.dir.parent}"])
 
 
-_STOPPED_BY: list[int] = []  # the signals that stopped the run (a library may raise a Ctrl-C afresh)
-
-
-def signal_stop(signum: int) -> KeyboardInterrupt:
-    """What SIGTERM raises in a run (:func:`agents.lifetime.sigterm_interrupts`): a Ctrl-C, with the
-    signal noted for the message and the exit code (Ray's ``get`` raises a new one, without it)."""
-    _STOPPED_BY.append(signum)
-    return KeyboardInterrupt(signal.Signals(signum).name)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if "-h" in args or "--help" in args:
@@ -332,19 +321,17 @@ def main(argv: list[str] | None = None) -> int:
         print("Config keys (defaults of training.expert.config.ExpertConfig):")
         print(help_text(ExpertConfig))
         return 0
-    _STOPPED_BY.clear()
     try:
-        with sigterm_interrupts(signal_stop):
+        with sigterm_interrupts() as stop:
             command = parse_command_line(args, DEFAULT_CONFIG, ExpertConfig)
             run = train(command.config, resume=command.resume, overrides=command.overrides)
     except (ConfigError, SampleError, checkpoint.CheckpointError, checkpoint.NonFiniteWeightsError,
             OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        name = signal.Signals(_STOPPED_BY[-1]).name if _STOPPED_BY else "SIGINT"
-        print(f"stopped by {name}: last.pt keeps the last finished iteration; go on with --resume",
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (``stop`` says which, as Ray may raise a fresh one)
+        print(f"stopped by {stop.name}: last.pt keeps the last finished iteration; go on with --resume",
               file=sys.stderr)
-        return 128 + (signal.SIGTERM if name == "SIGTERM" else signal.SIGINT)
+        return stop.exit_code
     print(report(run))
     return 0
