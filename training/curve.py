@@ -18,35 +18,70 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
+import math
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import NamedTuple
 
 WIN, LO, HI, POINTS = "eval/win_rate_", "eval/win_rate_lo_", "eval/win_rate_hi_", "eval/points_per_deal_"
 TRAINING = "charts/reward_vs_"  # the learner's points per deal at the training tables, per update
 CPU = "charts/cpu_minutes"  # the run's CPU minutes so far, where it logs them
+FIELDS = ("step", "wall_s", "key", "value")  # the header of metrics.csv (training.logger writes it)
 
 
 class CurveError(ValueError):
     """No metrics file, or no evaluation in it to draw."""
 
 
-def read_rows(path: Path) -> list[dict[str, str]]:
+class Row(NamedTuple):
+    """One line of ``metrics.csv``."""
+
+    step: int
+    wall_s: float
+    key: str
+    value: float
+
+
+def read_rows(path: Path) -> list[Row]:
+    """The lines of a ``metrics.csv``, checked: a run folder may come from elsewhere, so a line
+    that is not ``step,wall_s,key,value`` with a whole step and finite numbers is a
+    :class:`CurveError` naming it. A last line cut short (a killed run) is left out, as the
+    logger drops it on ``--resume``."""
     try:
         with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    except OSError as e:
-        raise CurveError(f"cannot read {path}: {e}") from None
+            text = f.read()
+        if not text.endswith("\n"):
+            text = text[:text.rfind("\n") + 1]  # a last line cut short
+        lines = list(csv.reader(io.StringIO(text)))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise CurveError(f"cannot read {path}: {str(e)[:200]}") from None
+    if not lines:
+        return []
+    if lines[0] != list(FIELDS):
+        raise CurveError(f"{path} is not a metrics file: its first line is not {','.join(FIELDS)}")
+    rows = []
+    for n, cells in enumerate(lines[1:], start=2):
+        try:
+            step, wall_s, key, value = cells
+            row = Row(int(step), float(wall_s), key, float(value))
+        except ValueError:
+            text = ",".join(cells)[:80]
+            raise CurveError(f"{path} line {n} is not step,wall_s,key,value: {text!r}") from None
+        drawn = key.startswith((WIN, POINTS, TRAINING)) or key == CPU  # LO and HI start with WIN
+        if row.step < 0 or not math.isfinite(row.wall_s) or (drawn and not math.isfinite(row.value)):
+            raise CurveError(f"{path} line {n}: a negative step or a number to draw that is not finite")
+        rows.append(row)
+    return rows
 
 
 def read_training(path: Path) -> dict[str, list[dict[str, float]]]:
     """Opponent kind -> one row per update (step, minutes, points), in step order."""
     out: dict[str, list[dict[str, float]]] = defaultdict(list)
     for r in read_rows(path):
-        key = r.get("key") or ""
-        if key.startswith(TRAINING):
-            out[key[len(TRAINING):]].append({"step": int(r["step"]), "minutes": float(r["wall_s"]) / 60,
-                                             "points": float(r["value"])})
+        if r.key.startswith(TRAINING):
+            out[r.key[len(TRAINING):]].append({"step": r.step, "minutes": r.wall_s / 60, "points": r.value})
     return {k: sorted(v, key=lambda e: e["step"]) for k, v in out.items()}
 
 
@@ -56,12 +91,10 @@ def read_evaluations(path: Path, required: bool = True) -> dict[str, list[dict[s
     rows = read_rows(path)
     evals: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
     for r in rows:
-        key = r.get("key") or ""
         for prefix, field in ((LO, "lo"), (HI, "hi"), (WIN, "win"), (POINTS, "points")):
-            if key.startswith(prefix):
-                e = evals[key[len(prefix):], int(r["step"])]
-                e.update({field: float(r["value"]), "step": int(r["step"]),
-                          "minutes": float(r["wall_s"]) / 60})
+            if r.key.startswith(prefix):
+                e = evals[r.key[len(prefix):], r.step]
+                e.update({field: r.value, "step": r.step, "minutes": r.wall_s / 60})
                 break
     out: dict[str, list[dict[str, float]]] = defaultdict(list)
     for (opponent, _), e in sorted(evals.items(), key=lambda kv: kv[0][1]):
@@ -74,7 +107,7 @@ def read_evaluations(path: Path, required: bool = True) -> dict[str, list[dict[s
 
 def cpu_clock(path: Path) -> dict[int, float]:
     """Step -> the run's CPU minutes at that step (empty if the run does not log them)."""
-    return {int(r["step"]): float(r["value"]) for r in read_rows(path) if r.get("key") == CPU}
+    return {r.step: r.value for r in read_rows(path) if r.key == CPU}
 
 
 def on_cpu_clock(series: dict[str, list[dict[str, float]]], clock: dict[int, float]) -> None:

@@ -20,6 +20,8 @@ from tqdm import tqdm
 
 from agents import checkpoint
 
+from .curve import FIELDS
+
 
 class Logger:
     """TensorBoard + ``metrics.csv`` in the run folder, and an optional tqdm bar."""
@@ -34,7 +36,7 @@ class Logger:
         self.file = path.open("a", newline="")
         self.csv = csv.writer(self.file)
         if new:
-            self.csv.writerow(["step", "wall_s", "key", "value"])
+            self.csv.writerow(FIELDS)
         self.tb = None
         if tensorboard:
             self.tb = SummaryWriter(str(run_dir), purge_step=None if new else initial + 1)

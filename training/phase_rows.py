@@ -5,7 +5,9 @@ action) and the label, a value in game points for every legal move
 (``values``). A file (``.npz``, written atomically) also names its phase and
 how its labels were made, so rows of another phase or other labels are never
 fitted together by mistake; files are read without pickles (``np.load``'s
-default), so a file from elsewhere can be refused but runs nothing.
+default) and checked like any file from elsewhere (shapes, kinds of number,
+finite and bounded values, a legal move in every row): a bad one is refused in
+one line and runs nothing.
 """
 
 from __future__ import annotations
@@ -26,26 +28,53 @@ def join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in ROW_KEYS}
 
 
+MAX_VALUE = 3.0  # game points: no deal is worth more, so a label beyond is a forged or broken file
+DTYPES: dict[str, type] = {"obs": np.float32, "legal": np.bool_, "values": np.float32}
+
+
+class RowFileError(ValueError):
+    """A ``--data`` file that is not rows this version can fit: named, in one line."""
+
+
 def load_rows(path: Path, phase: str = "spent", labels: str = "uniform") -> dict[str, np.ndarray]:
-    """Rows saved by an earlier run (``--data``); a bad file, or one of the
-    other phase or labels, is a clear error (files without a phase are
-    "spent", without labels "uniform")."""
+    """Rows saved by an earlier run (``--data``), checked as a file from elsewhere: a bad file, one
+    of the other phase or labels, arrays of the wrong shape or kind, non-finite or huge values, or
+    rows without a legal move are a :class:`RowFileError` (files without a phase are "spent",
+    without labels "uniform")."""
     try:
-        with np.load(path) as f:
-            rows = {k: f[k] for k in ROW_KEYS}
+        with np.load(path) as f:  # no pickles: an object array is refused, never run
+            rows = {k: np.asarray(f[k]) for k in ROW_KEYS}
             stored = str(f["phase"]) if "phase" in f.files else "spent"
             stored_labels = str(f["labels"]) if "labels" in f.files else "uniform"
-    except Exception as e:  # missing keys, not an npz, truncated
-        raise ValueError(f"--data {path} is not a file of endgame rows: {e}") from None
+    except Exception as e:  # missing keys, not an npz, truncated, pickled arrays
+        raise RowFileError(f"--data {path} is not a file of endgame rows: {e}") from None
     if stored != phase:
-        raise ValueError(f"--data {path} holds rows of --phase {stored}, not {phase}")
+        raise RowFileError(f"--data {path} holds rows of --phase {stored[:40]}, not {phase}")
     if stored_labels != labels:
-        raise ValueError(f"--data {path} holds rows of --labels {stored_labels}, not {labels}")
-    n = len(rows["obs"])
-    if rows["obs"].shape != (n, OBS_SIZE) or rows["legal"].shape != (n, N_ACTIONS) \
-            or rows["values"].shape != (n, N_ACTIONS):
-        raise ValueError(f"--data {path}: rows do not fit this version's observation size {OBS_SIZE}")
-    return rows
+        raise RowFileError(f"--data {path} holds rows of --labels {stored_labels[:40]}, not {labels}")
+    return _checked(rows, path)
+
+
+def _checked(rows: dict[str, np.ndarray], path: Path) -> dict[str, np.ndarray]:
+    """The rows in their working dtypes, or a :class:`RowFileError` naming the first problem."""
+    obs, legal, values = (rows[k] for k in ROW_KEYS)
+    n = len(obs) if obs.ndim else -1
+    if obs.shape != (n, OBS_SIZE) or legal.shape != (n, N_ACTIONS) or values.shape != (n, N_ACTIONS):
+        raise RowFileError(f"--data {path}: rows do not fit this version's observation size {OBS_SIZE} "
+                           f"(obs {obs.shape}, legal {legal.shape}, values {values.shape})")
+    for k, a in rows.items():
+        if a.dtype.kind not in "biuf":
+            raise RowFileError(f"--data {path}: {k} holds {a.dtype}, not numbers")
+    if not (np.isfinite(obs).all() and np.isfinite(values).all()):
+        raise RowFileError(f"--data {path}: obs or values hold NaN or infinities")
+    if np.abs(values).max(initial=0.0) > MAX_VALUE:
+        raise RowFileError(f"--data {path}: a value outside -{MAX_VALUE:g}..{MAX_VALUE:g} game points")
+    if not np.isin(legal, (0, 1)).all():
+        raise RowFileError(f"--data {path}: legal holds something other than 0 and 1")
+    out: dict[str, np.ndarray] = {k: rows[k].astype(t, copy=False) for k, t in DTYPES.items()}
+    if n and not out["legal"].any(axis=1).all():
+        raise RowFileError(f"--data {path}: a row without a legal move")
+    return out
 
 
 def save_rows(rows: dict[str, np.ndarray], path: Path, phase: str, labels: str = "uniform") -> None:
