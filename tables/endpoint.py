@@ -1,10 +1,11 @@
 """Around every API handler: the session cookie, the origin check, JSON in and out, JSON errors.
 
-Each browser gets an unguessable session token (``secrets.token_urlsafe``)
-in an ``HttpOnly``, ``SameSite=Strict`` cookie; a handler gets the token and
-never a game id from the request, so one browser cannot read or move in
-another's game. A request that changes something must come from the
-server's own page: its Origin names this server, and its body is JSON (a
+Each browser gets an unguessable session token (:mod:`tables.tokens`: only
+tokens this server issued are accepted) in an ``HttpOnly``, ``SameSite=Strict``
+cookie; a handler gets the token and never a game id from the request, so one
+browser cannot read or move in another's game. A request that changes
+something must come from the server's own page: its Origin (scheme, host and
+port) is this server's, and its body is JSON (a
 type no page of another site may send without asking the server first, which
 this server never allows); any API request the browser marks as sent for
 another site (``Sec-Fetch-Site``) is refused. What a handler refuses it raises as :class:`ApiError`:
@@ -25,8 +26,7 @@ import itertools
 import json
 import math
 import re
-import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import ClientDisconnect
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from .games import Tables
 
 COOKIE = "sixtysix_session"
-TOKEN = re.compile(r"[A-Za-z0-9_-]{43}")  # secrets.token_urlsafe(32)
 COOKIE_AGE = 30 * 24 * 3600
 BODY_LIMIT = 16 * 1024
 BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive, whole (a slow sender is cut off)
@@ -51,6 +50,9 @@ NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 FOREIGN_SITES = ("cross-site", "same-site")  # Sec-Fetch-Site of a request another site's page made
 DECIMAL = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?")
+SURROGATE = re.compile("[\ud800-\udfff]")
+ORIGIN = re.compile(r"(https?)://(?:\[([0-9a-f:.]{2,45})\]|([a-z0-9._-]{1,253}))(?::([0-9]{1,5}))?")
+DEFAULT_PORTS = {"http": 80, "https": 443}
 Handler = Callable[["Request", "Tables", str], Awaitable[Any]]
 
 
@@ -95,13 +97,13 @@ def endpoint(fn: Handler) -> Callable[[Request], Awaitable[Response]]:
     async def handle(request: Request) -> Response:
         tables: Tables = request.app.state.tables
         token = request.cookies.get(COOKIE, "")
-        fresh = TOKEN.fullmatch(token) is None
+        fresh = not tables.tokens.valid(token)
         if fresh:
-            token = secrets.token_urlsafe(32)
+            token = tables.tokens.issue()
         try:
             check_site(request)
             if request.method != "GET":
-                check_origin(request)
+                check_origin(request, tables.config.allowed_origins)
                 check_json_type(request)
             result = await fn(request, tables, token)
             status = 200
@@ -137,13 +139,27 @@ def check_json_type(request: Request) -> None:
         raise ApiError(415, "send JSON (Content-Type: application/json)")
 
 
-def check_origin(request: Request) -> None:
-    """Requests that change something come from this server's own page (no CSRF)."""
+def check_origin(request: Request, allowed: Collection[str] = ()) -> None:
+    """Requests that change something come from this server's own page (no CSRF): an
+    ``Origin``, when sent, has this server's scheme, host and port (default ports filled in,
+    so ``https://localhost`` is not ``http://localhost``), or is one of ``allowed``
+    (canonical, :func:`origin_of`: the origin of a TLS proxy in front)."""
     origin = request.headers.get("origin")
     if origin is not None:
-        host = request.headers.get("host", "")
-        if origin.split("://", 1)[-1] != host:
+        own = origin_of(f"{request.scope.get('scheme', 'http')}://{request.headers.get('host', '')}")
+        got = origin_of(origin)
+        if not got or (got != own and got not in allowed):
             raise ApiError(403, "cross-origin request refused")
+
+
+def origin_of(text: str) -> str:
+    """An origin as ``scheme://host:port`` (lower case, the port always written); ``""`` for
+    anything but an http(s) origin with a host name or address and at most a port."""
+    m = ORIGIN.fullmatch(text.strip().lower())
+    if m is None:
+        return ""
+    scheme, v6, name, port = m.groups()
+    return f"{scheme}://{f'[{v6}]' if v6 else name}:{int(port) if port else DEFAULT_PORTS[scheme]}"
 
 
 async def read_json(request: Request, limit: int = BODY_LIMIT) -> dict[str, Any]:
@@ -182,15 +198,44 @@ async def _read_body(request: Request, limit: int) -> bytes:
 
 
 def parse_json(text: bytes | str, what: str, max_depth: int = MAX_DEPTH) -> Any:
-    """JSON text as Python values, nested at most ``max_depth`` deep; a 400 naming ``what``
-    otherwise (the depth is counted before parsing, so no input can exhaust the stack)."""
+    """Strict JSON text as Python values, nested at most ``max_depth`` deep, with no ``NaN`` or
+    infinity and no lone surrogate; a 400 naming ``what`` otherwise (the depth is counted
+    before parsing, so no input can exhaust the stack)."""
     raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
     if json_depth(raw) > max_depth:
         raise ApiError(400, f"{what} is nested over {max_depth} levels deep")
     try:
-        return json.loads(raw or "{}")
+        data = json.loads(raw or "{}", parse_constant=_not_json, parse_float=_finite)
     except (ValueError, RecursionError):
         raise ApiError(400, f"{what} is not valid JSON") from None
+    if "\\u" in raw and not utf8_strings(data):
+        raise ApiError(400, f"{what} holds a lone surrogate (\\ud800-\\udfff), which is no text")
+    return data
+
+
+def _not_json(name: str) -> Any:
+    """``NaN``, ``Infinity`` and ``-Infinity``, which Python's reader takes and JSON has not."""
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    """A JSON number with a fraction or exponent, which must be finite (``1e400`` is not)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is out of range")
+    return value
+
+
+def utf8_strings(value: Any) -> bool:
+    """Whether every string in a parsed JSON value, keys included, is text UTF-8 can carry: a
+    ``\\ud800`` escape parses to a lone surrogate, which a reply quoting it could not encode."""
+    if isinstance(value, str):
+        return value.isascii() or not SURROGATE.search(value)
+    if isinstance(value, dict):
+        return all(utf8_strings(k) and utf8_strings(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(utf8_strings(v) for v in value)
+    return True
 
 
 def json_depth(text: str) -> int:
@@ -232,5 +277,5 @@ def query_seconds(request: Request, key: str, hi: float) -> float | None:
 
 
 __all__ = ["ApiError", "check_json_type", "check_origin", "check_site", "checked_int", "client_key",
-           "client_of", "endpoint", "json_object", "owner_of", "parse_int", "parse_json", "query_int",
-           "query_seconds", "read_body", "read_json"]
+           "client_of", "endpoint", "json_object", "origin_of", "owner_of", "parse_int", "parse_json",
+           "query_int", "query_seconds", "read_body", "read_json"]

@@ -42,6 +42,7 @@ from .hints import Hinter
 from .menu import RULES_MENU
 from .session import Session
 from .store import RecordStore
+from .tokens import SessionTokens
 
 log = logging.getLogger("sixtysix.serve")
 SEEN_KEPT = 200  # the person's views kept for a hint bot's opponent model between hints
@@ -64,6 +65,7 @@ class Config:
     requests_per_client: int = 32  # requests in progress at once per remote address (long polls too)
     records_max_bytes: int = 16 * 1024 * 1024  # DATA/games.jsonl is rotated past this size
     allowed_hosts: list[str] = field(default_factory=lambda: ["127.0.0.1", "localhost", "::1"])
+    allowed_origins: list[str] = field(default_factory=list)  # besides the server's own (a TLS proxy's)
     rules: str = "german"  # the rules of a new game when the browser names none
     rules_choices: list[str] | None = None  # the rules a browser may choose (None: every entry of RULES_MENU)
 
@@ -199,6 +201,7 @@ class Tables:
         self.games: OrderedDict[str, Game] = OrderedDict()
         os.makedirs(config.data, exist_ok=True)
         self.store = RecordStore(os.path.join(config.data, "games.jsonl"), config.records_max_bytes)
+        self.tokens = SessionTokens(os.path.join(config.data, "session.key"))
         self.files = [os.path.abspath(p) for p in config.records]
         for p in self.files:
             if not os.path.isfile(p):

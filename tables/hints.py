@@ -11,7 +11,8 @@ opponent model), without changing the bot:
   bot's margin), the average PIMC itself maximizes; exact once the talon
   is spent (the view then fixes every card, one world is the true one);
 - ``ismcts``: with the talon open, the mean value (game points) and the
-  visits of each root action of its search tree; after that, like pimc;
+  visits of each root action its search visited (a ``move_time`` may cut it
+  short of some); after that, like pimc;
 - ``ppo``: the network's probabilities over the legal moves (after its
   obvious-move rules and, with ``assist=full``, the exact solver once the
   talon is spent: then the solver's values);
@@ -21,6 +22,8 @@ opponent model), without changing the bot:
   talon is spent;
 - any other bot with a ``solver`` (``heuristic``): its move, and the exact
   solver's values once the talon is spent; bots without one: the move only.
+
+Values that are not finite numbers are left out of every hint.
 
 The cheating ``oracle`` cannot give hints: it would read the hidden cards.
 """
@@ -33,7 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents import parse_spec
-from agents.rules import obvious_action
+from agents.rules import obvious_action, view_rule_action
 from agents.search.determinized import CLOSE_MARGIN, world_action_values
 from sixtysix_env import PlayerView, sample_state
 from sixtysix_env.actions import DECLARE, actions_of
@@ -98,12 +101,13 @@ def ismcts_hint(agent: Any, v: PlayerView) -> dict[str, Any]:
         return {"action": _best(v, values), "kind": "game points", "values": values,
                 "detail": _phase2_detail(v, PHASE2_WORLDS)}
     root = agent.search_tree(v)
-    kids = root.children
+    # A search cut short by its move_time leaves some first moves unvisited: they have no value.
+    kids = {a: ch for a, ch in root.children.items() if ch.visits}
     values = {a: ISMCTS_MAX_VALUE * ch.reward / ch.visits for a, ch in kids.items()}
     visits = {a: ch.visits for a, ch in kids.items()}
     a = obvious_action(v)
-    if a is None:
-        a = max(values, key=lambda a: (values[a], -a))
+    if a is None:  # as the bot chooses, down to its rules of thumb when nothing was searched
+        a = max(values, key=lambda a: (values[a], -a)) if values else view_rule_action(v)
     return {"action": a, "kind": "game points", "values": values, "visits": visits,
             "detail": f"mean value of each first move over {sum(visits.values())} search iterations"}
 
@@ -183,6 +187,11 @@ class Hinter:
                 out = {"action": legal[0], "kind": None, "values": {}, "detail": "the only legal move"}
             else:
                 out = HINTS.get(self.kind, plain_hint)(self.agent, v)
+        # A value that is not a finite number (a search with no weight left, a network's NaN) is no
+        # value: it is left out, and strict JSON could not carry it.
+        out["values"] = {a: float(x) for a, x in out["values"].items() if math.isfinite(x)}
+        if "visits" in out:
+            out["visits"] = {a: n for a, n in out["visits"].items() if a in out["values"]}
         out["bot"] = self.name
         return out
 

@@ -8,7 +8,10 @@
 
 Source ``mine`` is the browser's own finished games (by the hash of its
 session token); ``0``, ``1``, ... are the operator's ``--records`` files.
-Games are re-run from their seed and actions by :func:`tables.viewer.replay_frames`.
+Every game line, from any source, passes :func:`tables.record_line.checked_line`
+as it is read here (one that does not is left out; a file's count of skipped
+lines includes it); games are then re-run from their seed and actions by
+:func:`tables.viewer.replay_frames`.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from agents.arena.records import ResultsFileError, Warn, read_results
 
 from .endpoint import ApiError, checked_int, client_of, endpoint, json_object, owner_of, parse_int, read_body
 from .games import Busy, Tables
-from .store import summary
+from .record_line import RecordError, RecordLine, checked_line, checked_lines, summary
 from .viewer import replay_frames
 
 if TYPE_CHECKING:
@@ -35,10 +38,10 @@ SOURCE = re.compile(r"[0-9]{1,9}")  # a --records file's number (ASCII digits on
 
 
 def read_games(path: str, name: str | None = None,
-               data: bytes | None = None) -> tuple[list[dict[str, Any]], int]:
-    """The game lines of results file ``path`` (or of its text ``data``) and how many damaged
-    lines were skipped (422, calling it ``name``, if it cannot be read). Nothing is written to
-    the server's log: a browser's request, an upload above all, must not fill it."""
+               data: bytes | None = None) -> tuple[list[RecordLine], int]:
+    """The checked game lines of results file ``path`` (or of its text ``data``) and how many
+    damaged lines were skipped (422, calling it ``name``, if it cannot be read). Nothing is
+    written to the server's log: a browser's request, an upload above all, must not fill it."""
     name = name or os.path.basename(path)
     warn = Warn(path, quiet=True)
     try:
@@ -53,10 +56,11 @@ def read_games(path: str, name: str | None = None,
     if rules is not None:
         for g in games:
             g.setdefault("rules", rules)
-    return games, warn.count
+    checked, bad = checked_lines(games)
+    return checked, warn.count + bad
 
 
-def frames_of(games: list[dict[str, Any]], index: int, where: str) -> dict[str, Any]:
+def frames_of(games: list[RecordLine], index: int, where: str) -> dict[str, Any]:
     """The viewer's frames of game ``index`` among ``games`` (404 if absent, 422 if it does not replay)."""
     for g in games:
         if g["index"] == index:
@@ -64,16 +68,16 @@ def frames_of(games: list[dict[str, Any]], index: int, where: str) -> dict[str, 
     raise ApiError(404, f"no game {index} in {where}")
 
 
-def replay(line: dict[str, Any]) -> dict[str, Any]:
+def replay(line: RecordLine) -> dict[str, Any]:
     try:
         return replay_frames(line)
     except ValueError as e:
-        raise ApiError(422, f"cannot replay game {line.get('index')}: {e}") from None
+        raise ApiError(422, f"cannot replay game {line['index']}: {e}") from None
 
 
 def sources(tables: Tables, owner: str) -> list[dict[str, Any]]:
     """The games a browser may view: its own, newest first, then each ``--records`` file's."""
-    mine = [summary(g) for g in tables.store.games(owner)]
+    mine = [summary(g) for g in checked_lines(tables.store.games(owner))[0]]
     out = [{"id": "mine", "title": "Your finished games", "games": mine[-LIST_LIMIT:][::-1],
             "total": len(mine)}]
     for i, path in enumerate(tables.files):
@@ -87,9 +91,12 @@ def recorded_frames(tables: Tables, source: str, index: int, owner: str) -> dict
     """The frames of game ``index`` of ``source`` (``mine`` or a ``--records`` file's number)."""
     if source == "mine":
         try:
-            return replay(tables.store.game(index, owner))
+            line = checked_line(tables.store.game(index, owner))
         except KeyError:
             raise ApiError(404, f"you have no finished game {index}") from None
+        except RecordError as e:
+            raise ApiError(422, f"cannot replay game {index}: {e}") from None
+        return replay(line)
     number = parse_int(source, "a record source", 0, 2**31) if SOURCE.fullmatch(source) else None
     if number is None or number >= len(tables.files):
         raise ApiError(404, f"no record source {source[:40]!r}")

@@ -143,11 +143,3 @@ def _fsync_path(path: str) -> None:
     finally:
         os.close(fd)
 
-
-def summary(line: dict[str, Any]) -> dict[str, Any]:
-    """A game line in a few fields, for lists."""
-    return {
-        "index": line["index"], "players": line["players"], "unit": line["unit"], "winner": line["winner"],
-        "match_score": line["match_score"], "moves": line.get("moves", len(line.get("actions", []))),
-        "forfeit": (line.get("forfeit") or {}).get("reason"),
-    }

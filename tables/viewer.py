@@ -21,9 +21,7 @@ from sixtysix_env.cards import CARD_NAMES, SUIT_LETTERS, SUIT_NAMES
 from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, LEAD, PLAYER_IDS, WINDOW_NAMES
 
 from .frame import Tricks, card_names
-from .menu import MAX_RULES_CHARS
-
-MAX_ACTIONS = 5000  # far more than any match; a longer list is not a real record
+from .record_line import RecordLine
 
 
 class SeatCard(TypedDict):
@@ -120,20 +118,12 @@ def _frame(state: Any, deal_no: int, tricks: Tricks) -> ViewerFrame:
     )
 
 
-def replay_frames(g: dict[str, Any]) -> dict[str, Any]:
-    """``{"game": summary, "frames": [...]}`` for a game line ``g``: a frame before
-    each move (with that move) and one at the end of each deal."""
-    try:
-        unit, seed, actions = g["unit"], int(g["seed"]), list(g["actions"])
-        players = [str(p) for p in g["players"]]
-        recorded = list(g.get("deals", []))
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"not a game record: {e}") from None
-    if unit not in ("match", "deal") or len(players) != 2 or len(actions) > MAX_ACTIONS:
-        raise ValueError("not a game record")
-    rules = g.get("rules", "german")
-    if not isinstance(rules, str) or len(rules) > MAX_RULES_CHARS:  # a file from elsewhere: untrusted
-        raise ValueError("not a game record (its rules are not a preset spec)")
+def replay_frames(g: RecordLine) -> dict[str, Any]:
+    """``{"game": summary, "frames": [...]}`` for a checked game line ``g``
+    (:func:`tables.record_line.checked_line`): a frame before each move (with that move) and
+    one at the end of each deal."""
+    unit, seed, actions, players, recorded = g["unit"], g["seed"], g["actions"], g["players"], g["deals"]
+    rules = g["rules"]
     env = sixtysix_env.env(episode=unit, rules=rules)  # an unknown spec: a named rules error (ValueError)
     env.reset(seed=seed)
     raw = env.unwrapped
@@ -143,7 +133,7 @@ def replay_frames(g: dict[str, Any]) -> dict[str, Any]:
         state = raw.game_state
         if raw.terminations[PLAYER_IDS[0]]:
             raise ValueError(f"the recorded actions go on after the game ended (move {n + 1})")
-        if not isinstance(action, int) or not state.is_legal(action):
+        if not state.is_legal(action):
             raise ValueError(f"move {n + 1} ({action!r}) is not legal in the replayed game")
         f = _frame(state, deal_no, tricks)
         f["move"] = RecordedMove(n=n + 1, seat=state.to_act, action=action, name=ACTION_NAMES[action],
@@ -162,11 +152,11 @@ def replay_frames(g: dict[str, Any]) -> dict[str, Any]:
                 raise ValueError(f"the replay of deal {deal_no} differs from the record")
             frames.append(_frame(state, deal_no, tricks))
             deal_no, tricks = deal_no + 1, Tricks()
-    if not raw.terminations[PLAYER_IDS[0]] and not g.get("forfeit"):
+    if not raw.terminations[PLAYER_IDS[0]] and g["forfeit"] is None:
         raise ValueError("the recorded actions end before the game does")
-    return {"game": {"players": players, "unit": unit, "seed": seed, "winner": g.get("winner"),
-                     "match_score": g.get("match_score"), "forfeit": g.get("forfeit"),
-                     "index": g.get("index"), "rules": env.unwrapped.rules.spec},
+    return {"game": {"players": players, "unit": unit, "seed": seed, "winner": g["winner"],
+                     "match_score": g["match_score"], "forfeit": g["forfeit"],
+                     "index": g["index"], "rules": env.unwrapped.rules.spec},
             "frames": frames}
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import ipaddress
 import logging
 import re
@@ -65,9 +66,10 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 MAX_CONNECTIONS = 400  # connections (and requests) at once; uvicorn answers 503 past it
 KEEP_ALIVE_S = 5  # an idle keep-alive connection is closed after this
 SHUTDOWN_S = 2  # on SIGTERM, requests still running (long polls) get this long to finish
-MAX_HEADER_BYTES = 16 * 1024  # request line and headers
-# The HTTP parser: h11, the one that enforces MAX_HEADER_BYTES (uvicorn[standard] would pick
-# httptools, which reads headers of any size); no websocket support (the app has no such route).
+MAX_HEADER_BYTES = 16 * 1024  # request line and headers (HeaderCap; h11 for a head still arriving)
+# The HTTP parser: h11, which refuses a head that is still incomplete past MAX_HEADER_BYTES, so no
+# head held in memory grows past that plus one read (uvicorn[standard] would pick httptools, which
+# reads headers of any size); no websocket support (the app has no such route).
 HTTP_PARSER, WEBSOCKETS = "h11", "none"
 # uvicorn's own warnings (a malformed request, an unsupported upgrade) are one line per request a
 # client chooses to send: only errors are logged, so no client can grow the operator's log.
@@ -123,6 +125,31 @@ class HostCheck:
             if len(hosts) != 1 or host_of(hosts[0]) not in self.allowed:
                 response = JSONResponse({"error": "invalid host header"}, status_code=400)
                 return await response(scope, receive, send)
+        await self.app(scope, receive, send)
+
+
+def head_bytes(scope: Any) -> int:
+    """The size of a request's line and headers as sent (``NAME: VALUE\\r\\n`` per header)."""
+    query = scope.get("query_string") or b""
+    target = len(scope.get("raw_path") or scope["path"].encode()) + (len(query) + 1 if query else 0)
+    line = len(scope["method"]) + 1 + target + len(" HTTP/1.1\r\n")
+    return line + sum(len(k) + len(v) + 4 for k, v in scope["headers"])
+
+
+class HeaderCap:
+    """431 for a request whose line and headers exceed ``cap`` bytes. h11 enforces its limit
+    only on a head that is still arriving, and a head read whole in a single piece (asyncio reads
+    up to 256 KiB at once) passes it: so the cap is checked here, on every request."""
+
+    def __init__(self, app: Any, cap: int) -> None:
+        self.app = app
+        self.cap = cap
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and head_bytes(scope) > self.cap:
+            response = JSONResponse({"error": f"request line and headers over {self.cap} bytes"},
+                                    status_code=431)
+            return await response(scope, receive, send)
         await self.app(scope, receive, send)
 
 
@@ -203,7 +230,13 @@ def create_app(config: Config | None = None) -> Starlette:
     """The web app (an ASGI application) for ``config``."""
     if MISSING:
         raise ImportError(MISSING)
+    from .endpoint import origin_of
+
     config = config or Config()
+    origins = [origin_of(o) for o in config.allowed_origins]
+    if "" in origins:
+        raise ValueError("--allowed-origin: give scheme://host[:port], e.g. https://table.lan")
+    config = dataclasses.replace(config, allowed_origins=origins)
     tables = Tables(config)
 
     @contextlib.asynccontextmanager
@@ -222,7 +255,8 @@ def create_app(config: Config | None = None) -> Starlette:
 
     app = Starlette(
         routes=routes(), lifespan=lifespan,
-        middleware=[Middleware(SecurityHeaders), Middleware(HostCheck, allowed_hosts=config.allowed_hosts),
+        middleware=[Middleware(SecurityHeaders), Middleware(HeaderCap, cap=MAX_HEADER_BYTES),
+                    Middleware(HostCheck, allowed_hosts=config.allowed_hosts),
                     Middleware(ClientRequests, cap=config.requests_per_client)],
         exception_handlers={HTTPException: _json_http_error, Exception: _json_server_error},
     )
@@ -243,6 +277,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                         help="a host name browsers may use in the URL (repeatable; default: loopback "
                              "names, the --host address and, for 0.0.0.0 or ::, this machine's name)")
+    parser.add_argument("--allowed-origin", action="append", default=[], metavar="URL",
+                        help="an origin the page may also be served from, e.g. https://table.lan for "
+                             "a TLS proxy in front (repeatable; default: the server's own only)")
     parser.add_argument("--vs", default="heuristic", metavar="SPEC", help="the default opponent")
     parser.add_argument("--rules", default="german", metavar="SPEC",
                         help="the rules of a new game (default german; docs/rules-variants.md)")
@@ -334,6 +371,7 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
                         games_per_client=args.games_per_client, searches_per_client=args.searches_per_client,
                         requests_per_client=args.requests_per_client,
                         records_max_bytes=int(args.records_max_mb * 2**20), allowed_hosts=hosts,
+                        allowed_origins=list(args.allowed_origin),
                         rules=args.rules, rules_choices=args.rules_choices)
         app = create_app(config)
     except ValueError as e:

@@ -15,6 +15,7 @@ from typing import Any, get_args, get_origin, get_type_hints, is_typeddict
 import pytest
 
 from tables.frame import DealResult, Event, Frame, GameInfo, GameSummary, Move, Side
+from tables.record_line import checked_line
 from tables.session import Session
 from tables.viewer import ViewerFrame, replay_frames
 
@@ -98,7 +99,7 @@ def test_every_frame_of_a_game_matches_the_typed_frame():
             check(f, Frame, f"frame {i}")
         check(s.summary(), GameSummary, "the summary at the end")
         line = s.game_line(index=0, cluster=0)
-        for i, f in enumerate(replay_frames(line)["frames"]):
+        for i, f in enumerate(replay_frames(checked_line(line))["frames"]):
             check(f, ViewerFrame, f"viewer frame {i}")
 
 

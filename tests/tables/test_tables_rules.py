@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from tables.menu import RULES_MENU, MenuError, menu_rules
+from tables.record_line import checked_line
 from tables.session import Session
 from tables.viewer import replay_frames
 
@@ -73,12 +74,12 @@ def test_the_viewer_replays_with_the_recorded_rules_and_refuses_others():
             s.bot_move()
         else:
             s.play(rng.choice([m["action"] for m in s.legal_moves()]))
-    line = s.game_line()
+    line = s.game_line(index=0, cluster=0)
     assert line["rules"] == "schnapsen"
-    assert replay_frames(line)["game"]["rules"] == "schnapsen"
+    assert replay_frames(checked_line(line))["game"]["rules"] == "schnapsen"
     for bad in ["german", "../x", "bridge", 5, "x" * 500]:
         with pytest.raises(ValueError):
-            replay_frames({**line, "rules": bad})  # the deals differ, or it is no preset at all
+            replay_frames(checked_line({**line, "rules": bad}))  # the deals differ, or it is no preset at all
 
 
 def test_a_bot_of_another_preset_is_refused():
@@ -117,4 +118,4 @@ def test_a_schnapsen_deal_in_a_terminal(tmp_path):
         child.close()
     line = json.loads(records.read_text().splitlines()[-1])
     assert line["rules"] == "schnapsen" and line["deals"]
-    assert replay_frames(line)["frames"]
+    assert replay_frames(checked_line(line))["frames"]

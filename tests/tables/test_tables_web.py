@@ -116,6 +116,7 @@ def test_one_browser_cannot_read_or_move_in_anothers_game(start_server):
         assert b.get("/api/records").json()["sources"][0]["games"] == []
         forged.cookies.set("sixtysix_session", "A" * 43)  # a well-formed token nobody was given
         assert forged.get("/api/game").status_code == 404
+        forged.cookies.clear()  # (the 404 came with a fresh token of the server's)
         forged.cookies.set("sixtysix_session", "../../etc")  # malformed: replaced by a fresh one
         r = forged.get("/api/bots")
         assert "sixtysix_session=" in r.headers["set-cookie"] and "HttpOnly" in r.headers["set-cookie"]
