@@ -13,6 +13,8 @@ Faults are errors, so the play loop turns them into forfeits
 forfeit reason (``timeout``, ``crash``, ``malformed``, ``illegal``,
 ``protocol``) and a short detail. After a fault the process is killed; the
 next ``reset`` (the next game) starts a fresh one, so an arena run goes on.
+A process found ended during a game is that game's crash, never restarted
+mid-game (a new process would have missed the game so far).
 Errors while starting (handshake) are kept and raised by the first ``act``,
 because ``reset`` runs outside the play loop's forfeit handling.
 
@@ -41,8 +43,8 @@ command runs inside bubblewrap (:mod:`agents.protocol.sandbox`): no network,
 none of the arena's files. Under the CPU time control (the play loop's
 ``time_control("cpu", s)`` hook) a move may use ``s`` seconds of CPU time of
 the bot's whole process tree, counted from its previous reply
-(:meth:`ExternalAgent.cpu_time`), and at most :func:`~agents.movetime.wall_cap`
-of wall time.
+(:meth:`ExternalAgent.cpu_time`, read as :mod:`agents.protocol.cputime`
+says), and at most :func:`~agents.movetime.wall_cap` of wall time.
 """
 
 from __future__ import annotations
@@ -225,6 +227,7 @@ class ExternalAgent(BaseAgent):
         self.sandbox = sandbox
         self.bot_info: dict[str, str] | None = None
         self._proc: BotProcess | None = None
+        self._cpu_ended = 0.0  # CPU seconds of this agent's processes that have ended
         self.game = GameInProgress(seed=seed, budget=self.timeout)
         self._next_id = 0
         _LIVE.add(self)
@@ -253,19 +256,23 @@ class ExternalAgent(BaseAgent):
         self.game.cpu_mark = self.cpu_time()
 
     def cpu_time(self) -> float:
-        """CPU seconds used so far by the bot's current process tree (0 when none runs)."""
+        """CPU seconds used so far by all this agent's processes, the ended ones included: it never
+        goes down, so a game's CPU time (a difference of two readings) is never negative."""
         proc = self._proc
-        return proc.cpu_seconds() if proc is not None and not proc.stopped else 0.0
+        return self._cpu_ended + (proc.cpu_seconds() if proc is not None else 0.0)
 
     def act(self, view: PlayerView) -> int:
         if self.game.fault is not None:
             raise self.game.fault
         try:
             proc = self._proc
-            if proc is None or not proc.alive():
+            if proc is None and not self.game.match_sent:  # act without reset: a game starts here
                 self._ensure_started()
                 proc = self._proc
-                assert proc is not None
+            if proc is None:
+                raise BotCrash("the process is not running")
+            if not proc.alive():  # it ended mid-game: that game's crash; only the next game restarts
+                raise proc.crash("ended before the request")
             if not self.game.match_sent:
                 self._send_new_match(view.player)
             if proc.pending():
@@ -275,10 +282,12 @@ class ExternalAgent(BaseAgent):
             budget = self.game.budget
             cpu = self.game.clock == "cpu"
             deadline = time.monotonic() + (wall_cap(budget) if cpu else budget)
+            if cpu:
+                self.cpu_time()  # a sample: the tree as the move starts (see agents.protocol.cputime)
             proc.send(encode(request_message(view, rid, int(budget * 1000))), deadline)
             line = self._recv_cpu(proc, deadline) if cpu else proc.recv(deadline, "reply")
             if cpu:
-                self.game.cpu_mark = proc.cpu_seconds()
+                self.game.cpu_mark = self.cpu_time()
             return parse_action(decode(line), rid, view.legal_mask)
         except ExternalBotError as e:
             self._fail(e)
@@ -293,7 +302,7 @@ class ExternalAgent(BaseAgent):
             try:
                 return proc.recv(min(time.monotonic() + CPU_POLL, deadline), "reply")
             except BotTimeout:
-                used = proc.cpu_seconds() - self.game.cpu_mark
+                used = self.cpu_time() - self.game.cpu_mark
                 if used > self.game.budget:
                     raise BotTimeout(f"used {used:.3f}s of CPU time, budget {self.game.budget:g}s") from None
                 if time.monotonic() >= deadline:
@@ -380,6 +389,10 @@ class ExternalAgent(BaseAgent):
         self._stop(f"{e.forfeit_reason}: {e.reason}")
 
     def _stop(self, why: str, grace: float = 0.0) -> None:
-        if self._proc is not None:
-            self._proc.stop(grace, why)
-            self._proc = None
+        proc = self._proc
+        if proc is not None:
+            try:
+                proc.stop(grace, why)
+            finally:
+                self._proc = None
+                self._cpu_ended += proc.cpu_seconds()  # its last reading, kept after it ended

@@ -164,7 +164,9 @@ def _meter(agent: Agent) -> Callable[[], float] | None:
     def read() -> float:
         try:
             value = float(fn())
-        except Exception:  # noqa: BLE001 - a meter that fails reads as no time used
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # noqa: BLE001 - a meter that fails (sys.exit() too) reads as no time used
             return 0.0
         return value if math.isfinite(value) else 0.0
 

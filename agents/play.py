@@ -36,7 +36,8 @@ forfeit.
 
 Every record holds ``cpu``: the wall time of the game and the CPU time this
 process and the bots' own processes spent in it, for the CPU share the
-arena reports (a low share means a busy machine).
+arena reports (a low share means a busy machine). Both are finite and never
+negative, whatever a bot's ``cpu_time()`` meter reads.
 
 A bot's exception may name its own forfeit reason in a ``forfeit_reason``
 attribute (external bots: "timeout", "crash", "malformed", "illegal",
@@ -51,6 +52,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -197,10 +199,16 @@ def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limits: tuple[Li
     timed = [lim for lim in limits if lim.seconds is not None]
     with alarms(timed[0] if timed else limits[0]) as alarm:
         _loop(env, raw, agents, rec, limits, alarm, record, meters)
-    rec.cpu = {"wall": round(time.perf_counter() - wall0, 6),
-               "cpu": round(time.process_time() - cpu0 + meters.bots_total() - bots0, 6)}
+    bots = meters.bots_total() - bots0  # a bot's meter is its own: it may fail, or go back
+    rec.cpu = {"wall": _seconds(time.perf_counter() - wall0),
+               "cpu": _seconds(time.process_time() - cpu0 + max(0.0, bots))}
     _hook_all(agents, "game_end", rec, raw)
     return rec
+
+
+def _seconds(x: float) -> float:
+    """A measured time as a record holds it: finite, never negative, to the microsecond."""
+    return round(x, 6) if math.isfinite(x) and x > 0 else 0.0
 
 
 def _hook(agent: Agent, hook: str, *args: Any) -> None:

@@ -51,7 +51,7 @@ class BotCrash(ExternalBotError):
 
 
 class BotMalformed(ExternalBotError):
-    """A line that is not one JSON object (bad JSON, bad UTF-8, too long)."""
+    """A line that is not one JSON object in UTF-8 (bad JSON, nested too deep, not UTF-8, too long)."""
 
     forfeit_reason = MALFORMED
 
@@ -195,11 +195,24 @@ def encode(msg: dict[str, Any]) -> bytes:
     return (json.dumps(msg, separators=(",", ":")) + "\n").encode()
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def decode(line: bytes) -> dict[str, Any]:
-    """Parse one reply line; anything but a JSON object is :class:`BotMalformed`."""
+    """Parse one reply line; anything but a JSON object in UTF-8 is :class:`BotMalformed`.
+
+    The bytes are decoded as UTF-8 first (``json.loads`` of bytes would take
+    UTF-16 and UTF-32 too), ``NaN`` and ``Infinity`` are refused, and nesting
+    too deep to parse is malformed like any other bad line.
+    """
     try:
-        msg = json.loads(line)
-    except ValueError:  # JSONDecodeError and UnicodeDecodeError
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BotMalformed(f"not UTF-8: {clip(line)}") from None
+    try:
+        msg = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):  # JSONDecodeError; nesting deeper than the parser's stack
         raise BotMalformed(f"not JSON: {clip(line)}") from None
     if not isinstance(msg, dict):
         raise BotMalformed(f"not a JSON object: {clip(line)}")
@@ -212,20 +225,31 @@ def clip(line: bytes, n: int = 80) -> str:
     return repr(line[:n]) + ("..." if len(line) > n else "")
 
 
+def shown(value: Any, n: int = 80) -> str:
+    """A value from a bot's message for an error message: its ``repr``, cut to ``n`` characters
+    (a bot's value may be a megabyte long or nested too deep to print)."""
+    try:
+        text = repr(value[: n + 1] if isinstance(value, str) else value)
+    except (RecursionError, ValueError):
+        text = f"a {type(value).__name__} nested too deep to show"
+    return text[:n] + ("..." if len(text) > n else "")
+
+
 def parse_hello(msg: dict[str, Any]) -> dict[str, str]:
     """Check a bot's handshake; return its name, version and protocol."""
     if msg.get("type") != "hello":
-        raise BotProtocolError(f"expected a 'hello' reply to the handshake, got type {msg.get('type')!r}")
+        raise BotProtocolError(f"expected a 'hello' reply to the handshake, got type "
+                               f"{shown(msg.get('type'))}")
     info = {}
     for key in ("name", "version", "protocol"):
         value = msg.get(key)
         if not isinstance(value, str) or not value:
-            raise BotProtocolError(f"handshake: {key!r} must be a non-empty string, got {value!r}")
+            raise BotProtocolError(f"handshake: {key!r} must be a non-empty string, got {shown(value)}")
         info[key] = value
-    m = re.fullmatch(r"(\d+)\.(\d+)", info["protocol"])
+    m = re.fullmatch(r"(\d{1,9})\.\d+", info["protocol"])  # int() refuses thousands of digits
     if m is None or int(m.group(1)) != PROTOCOL_MAJOR:
         raise BotProtocolError(
-            f"handshake: bot speaks protocol {info['protocol']!r}, the arena speaks {PROTOCOL_VERSION}")
+            f"handshake: bot speaks protocol {shown(info['protocol'])}, the arena speaks {PROTOCOL_VERSION}")
     return info
 
 
@@ -233,15 +257,15 @@ def parse_action(msg: dict[str, Any], request_id: int, legal_mask: int) -> int:
     """The action of a reply to request ``request_id``, checked against the legal mask."""
     if msg.get("type") != "action":
         raise BotProtocolError(f"expected an 'action' reply to request {request_id}, got type "
-                               f"{msg.get('type')!r}")
+                               f"{shown(msg.get('type'))}")
     rid = msg.get("id")
     if type(rid) is not int or rid != request_id:
-        raise BotProtocolError(f"reply id {rid!r} does not answer request {request_id}")
+        raise BotProtocolError(f"reply id {shown(rid)} does not answer request {request_id}")
     a = msg.get("action")
     if type(a) is not int:
-        raise BotProtocolError(f"'action' must be an integer action id, got {a!r}")
+        raise BotProtocolError(f"'action' must be an integer action id, got {shown(a)}")
     if not (0 <= a < N_ACTIONS and legal_mask >> a & 1):
-        what = f"{a} ({ACTION_NAMES[a]})" if 0 <= a < N_ACTIONS else str(a)
+        what = f"{a} ({ACTION_NAMES[a]})" if 0 <= a < N_ACTIONS else shown(a)
         legal = ", ".join(str(x) for x in actions_of(legal_mask))
         raise BotIllegalAction(f"illegal action {what}; legal: {legal}")
     return a

@@ -5,9 +5,9 @@ The bot's stderr comes through a pipe that is drained whenever the arena
 waits for the bot, into a log capped at :data:`LOG_HEAD` bytes from the
 start plus the last :data:`LOG_TAIL` bytes (:class:`StderrLog`: the log
 says how much was dropped). :meth:`BotProcess.cpu_seconds` is the CPU time
-of the bot's whole process tree (Linux ``/proc``); the supervisor is made a
-child subreaper, so a bot's orphaned children stay in that tree and their
-time is counted when they end.
+of the bot's whole process tree (Linux ``/proc``, :mod:`.cputime`); the
+supervisor is made a child subreaper, so a bot's orphaned children stay in
+that tree.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import time
 from typing import Any
 
 from ..lifetime import PR_SET_PDEATHSIG, prctl
+from .cputime import TreeCpu
 from .messages import (
     BotCrash,
     BotMalformed,
@@ -35,12 +36,11 @@ from .messages import (
 
 MAX_LINE = 1 << 20  # longest reply line accepted (bytes)
 QUIT_GRACE = 1.0  # seconds a bot gets to exit after "quit" before it is killed
-LOG_HEAD = 256 << 10  # bytes of a bot's stderr logged from its start
+LOG_HEAD = 256 << 10  # bytes of a bot process's stderr logged from its start
 LOG_TAIL = 256 << 10  # and from its end: what lies between is dropped (and counted)
 LOG_FILE_CAP = 8 << 20  # a log file past this size keeps only a short tail of each later process
 SHORT_TAIL = 4 << 10
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 # ------------------------------------------------------------- the process
@@ -90,6 +90,7 @@ _SUPERVISOR = (
 )
 REAP_WAIT = 2.0  # seconds the supervisor gets to end a bot's processes at stop() before its group is killed
 _LINUX = sys.platform.startswith("linux") and os.path.exists("/bin/sh")
+_WAITID = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 
 
 def _child_setup(parent: int, prctl: Any) -> None:
@@ -144,6 +145,7 @@ class BotProcess:
         self.poll.register(self.err_fd, select.POLLIN)
         self.buf = bytearray()
         self.stopped = False
+        self.cpu = TreeCpu(self.pid)
 
     @property
     def log_path(self) -> str:
@@ -167,11 +169,40 @@ class BotProcess:
             self.log.write(chunk)
 
     def cpu_seconds(self) -> float:
-        """CPU seconds the bot's process tree used so far (children that ended included); 0 if unknown."""
-        return tree_cpu_seconds(self.pid) if not self.stopped else 0.0
+        """CPU seconds the bot's process tree used so far (:class:`~.cputime.TreeCpu`: it never goes
+        down, and keeps its count once the process has ended); 0 where ``/proc`` is missing."""
+        if self.popen.returncode is None:  # not reaped, so its pid is still this process's
+            self.cpu.sample()
+        return self.cpu.seconds
 
     def alive(self) -> bool:
-        return not self.stopped and self.popen.poll() is None
+        return not self.stopped and self.exit_status(0) is None
+
+    def exit_status(self, timeout: float | None) -> int | None:
+        """The process's exit status, waiting up to ``timeout`` seconds (None: until it exits); None
+        while it runs. Its CPU time is read once more before it is reaped: a zombie keeps its times."""
+        if self.popen.returncode is None and _WAITID:
+            end = None if timeout is None else time.monotonic() + timeout
+            pause = 0.001
+            flags = os.WEXITED | os.WNOWAIT | (0 if end is None else os.WNOHANG)
+            while True:
+                try:
+                    exited = os.waitid(os.P_PID, self.pid, flags)
+                except ChildProcessError:  # reaped already
+                    break
+                if exited is not None:
+                    self.cpu.sample()
+                    break
+                assert end is not None  # a wait without WNOHANG returns at the exit
+                left = end - time.monotonic()
+                if left <= 0:
+                    return None
+                time.sleep(min(pause, left))
+                pause = min(2 * pause, 0.05)
+        try:
+            return self.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
 
     def send(self, data: bytes, deadline: float) -> None:
         view = memoryview(data)
@@ -184,7 +215,7 @@ class BotProcess:
                 if left <= 0:
                     raise BotTimeout("does not read its standard input") from None
                 select.select([self.err_fd] if self.err_fd >= 0 else [], [self.in_fd], [], left)
-            except (BrokenPipeError, ConnectionResetError):
+            except OSError:  # EPIPE: it closed its end
                 raise self.crash("closed its standard input") from None
 
     def pending(self) -> bool:
@@ -195,7 +226,7 @@ class BotProcess:
     def recv(self, deadline: float, waiting_for: str) -> bytes:
         buf = self.buf
         while True:
-            i = buf.find(b"\n")
+            i = buf.find(b"\n", 0, MAX_LINE + 1)  # however the line came in chunks
             if i >= 0:
                 line = bytes(buf[:i])
                 del buf[: i + 1]
@@ -214,16 +245,15 @@ class BotProcess:
                 chunk = os.read(self.out_fd, 65536)
             except BlockingIOError:
                 continue
+            except OSError as e:
+                raise self.crash(f"its standard output failed ({e.strerror})") from None
             if not chunk:
                 raise self.crash("closed its standard output" + (" mid-line" if buf else ""))
             buf += chunk
 
     def crash(self, what: str) -> BotCrash:
         """The crash fault, with the exit status and the last line of the bot's stderr."""
-        try:
-            code = self.popen.wait(timeout=0.2)
-        except subprocess.TimeoutExpired:
-            code = None
+        code = self.exit_status(0.2)
         detail = f"{what}; the process {_exit_text(code)}"
         self.drain_stderr()
         last = self.log.last_line()
@@ -234,7 +264,8 @@ class BotProcess:
         if self.stopped:
             return
         self.stopped = True
-        if grace > 0 and self.popen.poll() is None:
+        self.cpu_seconds()  # the whole tree, before any of it is ended
+        if grace > 0 and self.exit_status(0) is None:
             try:
                 self.send(encode(quit_message()), time.monotonic() + grace)
             except ExternalBotError:
@@ -244,21 +275,18 @@ class BotProcess:
         except OSError:
             pass
         if grace > 0:
-            try:
-                self.popen.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                pass
-        if _LINUX and self.popen.poll() is None:  # its supervisor ends all it started (reap)
+            self.exit_status(grace)
+        if _LINUX and self.exit_status(0) is None:  # its supervisor ends all it started (reap)
             try:
                 os.kill(self.pid, signal.SIGTERM)
-                self.popen.wait(timeout=REAP_WAIT)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
+            except ProcessLookupError:
                 pass
+            self.exit_status(REAP_WAIT)
         try:  # the group outlives its leader while any member lives, so its id is never reused
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        code = self.popen.wait()
+        code = self.exit_status(None)
         self.drain_stderr()
         self.popen.stdout.close()  # type: ignore[union-attr]
         self.popen.stderr.close()  # type: ignore[union-attr]
@@ -268,17 +296,22 @@ class BotProcess:
 
 
 class StderrLog:
-    """A bot's stderr log: the first ``head`` bytes as they come, then only the last ``tail`` kept.
+    """One process's stderr, appended to its bot's log: the first ``head`` bytes as they come, then
+    only the last ``tail`` kept.
 
     The tail is written when the log closes, after a line that says how many
-    bytes were dropped in between. Our own lines start with ``--- ``.
+    bytes were dropped in between. Our own lines start with ``--- ``. The log
+    file is shared by the bot's processes in one arena process (one per game):
+    each gets its own head and tail until the file has passed
+    :data:`LOG_FILE_CAP`, and from then on only its last :data:`SHORT_TAIL` bytes.
     """
 
     def __init__(self, path: str, head: int = LOG_HEAD, tail: int = LOG_TAIL) -> None:
         self.file: Any = open(path, "ab")  # noqa: SIM115 - closed by close()
-        size = self.file.tell()  # one log per bot and worker: earlier processes' output counts
-        self.path, self.head_left = path, max(0, head - size)
-        self.tail_cap = tail if size < LOG_FILE_CAP else SHORT_TAIL
+        full = self.file.tell() >= LOG_FILE_CAP
+        self.path, self.head = path, 0 if full else head
+        self.head_left = self.head
+        self.tail_cap = SHORT_TAIL if full else tail
         self.tail = bytearray()
         self.dropped = 0
 
@@ -325,8 +358,8 @@ class StderrLog:
         if not self.tail and not self.dropped:
             return
         if self.dropped:
-            self.file.write(f"\n--- {self.dropped} bytes of stderr dropped here (the log keeps the first "
-                            f"{LOG_HEAD} bytes and the last {len(self.tail)})\n".encode())
+            self.file.write(f"\n--- {self.dropped} bytes of stderr dropped here (this process's log keeps "
+                            f"its first {self.head} bytes and its last {len(self.tail)})\n".encode())
         self.file.write(bytes(self.tail))
         if self.tail and not self.tail.endswith(b"\n"):
             self.file.write(b"\n")
@@ -342,23 +375,3 @@ class StderrLog:
             except OSError:
                 pass
             self.file = None
-
-
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU seconds (user and system, ended children included) of ``pid`` and all its descendants."""
-    total, stack, seen = 0, [pid], set()
-    while stack:
-        p = stack.pop()
-        if p in seen:
-            continue
-        seen.add(p)
-        try:
-            with open(f"/proc/{p}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children", "rb") as f:
-                    stack += [int(c) for c in f.read().split()]
-        except (OSError, ValueError, IndexError):
-            continue
-    return total / CLOCK_TICKS

@@ -1,5 +1,6 @@
 """play_game: games through the env, deterministic records, and forfeits (docs/rules.md section 4.4)."""
 
+import math
 import signal
 import threading
 import time
@@ -204,3 +205,31 @@ def test_a_bot_edits_only_its_own_copies():
     rec = play_game(RecordEditor(seed=2), RandomAgent(seed=1), seed=3)
     assert rec.winner in (0, 1) and rec.deals and all(d["winner"] in (0, 1, None) for d in rec.deals)
     assert "junk" not in rec.deals and rec.forfeit is None
+
+
+class MeterBot(RandomAgent):
+    """Has a ``cpu_time()`` meter that reads ``readings`` in turn (the last one from then on)."""
+
+    def __init__(self, readings, seed=None):
+        super().__init__(seed=seed)
+        self.readings = list(readings)
+
+    def cpu_time(self):
+        value = self.readings.pop(0) if len(self.readings) > 1 else self.readings[0]
+        if isinstance(value, BaseException):
+            raise value
+        return value
+
+
+# The play loop reads each meter when the game is set up, as it starts and as it ends.
+@pytest.mark.parametrize(("a", "b"), [
+    ([1e6, 1e6, 0.0], [0.0]),  # goes back (a process that ended and read 0)
+    ([5.0, 5.0, RuntimeError("gone")], [0.0]),  # fails at the end
+    ([1.0, 1.0, float("nan")], [0.0]),
+    ([0.0, 0.0, SystemExit(3)], [0.0]),  # not the caller's exit
+    ([0.0, 0.0, 1e308], [0.0, 0.0, 1e308]),  # together past the largest float
+])
+def test_a_games_cpu_time_is_finite_and_never_negative_whatever_a_meter_reads(a, b):
+    rec = play_game(MeterBot(a, seed=1), MeterBot(b, seed=2), seed=3, unit="deal")
+    for key in ("wall", "cpu"):
+        assert math.isfinite(rec.cpu[key]) and rec.cpu[key] >= 0, rec.cpu

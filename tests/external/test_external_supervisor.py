@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from external_helpers import wait_gone
 
-from agents.protocol.process import BotProcess, tree_cpu_seconds
+from agents.protocol.cputime import tree_cpu_seconds
+from agents.protocol.process import BotProcess
 
 # A bot that starts a child, names it (prctl PR_SET_NAME), lets it burn CPU and then sleep for
 # good; the bot prints the child's pid, and exits as soon as its standard input closes.
