@@ -85,8 +85,16 @@ def validate(ckpt: Any, path: str | os.PathLike[str] = "<memory>", *, resumable:
     """A :class:`CheckpointError` naming ``path`` unless ``ckpt`` is whole: the format header;
     the config's layer sizes within :data:`agents.nets.MAX_LAYERS` x :data:`agents.nets.MAX_WIDTH`
     (checked before any network is built); every network's weights with exactly the keys and
-    shapes its declared architecture has, floating point and finite; with ``resumable`` the
-    entries of :data:`RESUME_ENTRIES` with their types."""
+    shapes its declared architecture has, dense float tensors on the CPU (:func:`tensor_problem`)
+    and finite; with ``resumable`` the entries of :data:`RESUME_ENTRIES` with their types. Any
+    value may be nested too deeply to print or walk (a hand-made pickle): that is one too."""
+    try:
+        _validate(ckpt, path, resumable)
+    except RecursionError:
+        raise CheckpointError(f"checkpoint {path}: entries nested too deeply") from None
+
+
+def _validate(ckpt: Any, path: str | os.PathLike[str], resumable: bool) -> None:
     def bad(what: str) -> CheckpointError:
         return CheckpointError(f"checkpoint {path}: {what}")
 
@@ -124,8 +132,8 @@ def validate(ckpt: Any, path: str | os.PathLike[str] = "<memory>", *, resumable:
         raise bad(str(e)) from None
     try:
         found = nonfinite(ckpt)
-    except RecursionError:
-        raise bad("entries nested too deeply") from None
+    except ValueError as e:  # a tensor it cannot read: sparse, on the meta device
+        raise bad(str(e)) from None
     if found is not None:
         raise bad(f"{found} holds NaN or infinite values")
 
@@ -140,16 +148,36 @@ def rules_of(ckpt: dict[str, Any]) -> Rules:
     return rules_from_spec(spec)
 
 
+FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)  # weights, as stored
+
+
+def tensor_problem(t: torch.Tensor, floating: bool = False) -> str | None:
+    """Why a tensor read from a file is none a network can load or :func:`nonfinite` can check,
+    or None: it must be dense (strided), on the CPU (``torch.load`` maps there, but a meta tensor
+    stays where it is), of no floating-point dtype but :data:`FLOAT_DTYPES` (torch cannot look
+    for NaNs in float8) and, ``floating``, of one of those."""
+    if t.layout != torch.strided:
+        return f"a {str(t.layout).removeprefix('torch.')} tensor, not a dense one"
+    if t.device.type != "cpu":
+        return f"a tensor on the {t.device.type} device, not the CPU"
+    if (floating or t.is_floating_point()) and t.dtype not in FLOAT_DTYPES:
+        return f"of dtype {str(t.dtype).removeprefix('torch.')}, not float16, bfloat16, float32 or float64"
+    return None
+
+
 def check_weights(state: Any, shapes: dict[str, tuple[int, ...]], what: str) -> None:
-    """A ``ValueError`` unless ``state`` is a state dict of floating-point tensors with
-    exactly the keys and shapes ``shapes``."""
+    """A ``ValueError`` unless ``state`` is a state dict of dense floating-point CPU tensors
+    (:func:`tensor_problem`) with exactly the keys and shapes ``shapes``."""
     if not isinstance(state, dict) or set(state) != set(shapes):
         raise ValueError(f"the {what} weights do not have the layers of the declared architecture")
     for key, shape in shapes.items():
         t = state[key]
-        if not isinstance(t, torch.Tensor) or not t.is_floating_point() or tuple(t.shape) != shape:
+        if not isinstance(t, torch.Tensor) or tuple(t.shape) != shape:
             got = tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
             raise ValueError(f"{what} weight {key!r} is {got}, the declared architecture needs {shape}")
+        problem = tensor_problem(t, floating=True)
+        if problem is not None:
+            raise ValueError(f"{what} weight {key!r} is {problem}")
 
 
 def check_resumable(ckpt: dict[str, Any], policy_shapes: dict[str, tuple[int, ...]]) -> None:
@@ -178,15 +206,33 @@ def check_resumable(ckpt: dict[str, Any], policy_shapes: dict[str, tuple[int, ..
 
 
 def check_optimizer(optimizer: torch.optim.Optimizer) -> None:
-    """A ``ValueError`` unless every per-parameter state tensor a loaded optimizer holds
-    (Adam's moments) has its parameter's shape: ``load_state_dict`` does not check it, and a
-    mismatch would fail only at the first step."""
+    """A ``ValueError`` unless a loaded optimizer can step: every setting of its parameter groups
+    of the kind its constructor's default has (finite numbers for ``lr``, ``eps``, a pair for
+    ``betas``, true or false for the switches), and every per-parameter state tensor (Adam's
+    moments) with its parameter's shape. ``load_state_dict`` checks neither (it only casts the
+    moments to the parameter's dtype), and a mismatch would fail only at the first step."""
     for group in optimizer.param_groups:
+        for key, default in optimizer.defaults.items():
+            if key in group and not _setting_like(group[key], default):
+                raise ValueError(f"optimizer setting {key!r} is {str(group[key])[:40]!r}, not like "
+                                 f"{default!r}")
         for param in group["params"]:
             for key, value in optimizer.state.get(param, {}).items():
                 if isinstance(value, torch.Tensor) and value.dim() > 0 and value.shape != param.shape:
                     raise ValueError(f"optimizer state {key!r} has shape {tuple(value.shape)}, "
                                      f"its parameter {tuple(param.shape)}")
+
+
+def _setting_like(value: Any, default: Any) -> bool:
+    """Whether an optimizer setting read from a file is of the kind of its ``default``."""
+    if isinstance(default, bool) or default is None:
+        return value is None or isinstance(value, bool)
+    if isinstance(default, (int, float)):  # rates, coefficients: finite, never negative
+        return type(value) in (int, float) and 0 <= value < math.inf
+    if isinstance(default, tuple):
+        return (isinstance(value, (tuple, list)) and len(value) == len(default)
+                and all(_setting_like(v, d) for v, d in zip(value, default, strict=True)))
+    return True  # a kind this check does not know (a tensor lr): load_state_dict's own checks
 
 
 def policy_from(ckpt: dict[str, Any], path: str | os.PathLike[str] = "<memory>") -> PolicyNet:
@@ -278,8 +324,13 @@ class NonFiniteWeightsError(ValueError):
 
 def nonfinite(obj: Any, where: str = "") -> str | None:
     """Where the first floating-point tensor in ``obj`` (nested dicts, lists and tuples, as in
-    a checkpoint) with a NaN or an infinity is, e.g. ``"policy['net.0.weight']"``; None if none."""
+    a checkpoint) with a NaN or an infinity is, e.g. ``"policy['net.0.weight']"``; None if none.
+    A tensor it cannot read (not dense, or not on the CPU: :func:`tensor_problem`) is a
+    ``ValueError`` naming it."""
     if isinstance(obj, torch.Tensor):
+        problem = tensor_problem(obj)
+        if problem is not None:
+            raise ValueError(f"{where or 'a tensor'} is {problem}")
         return where if obj.is_floating_point() and not bool(torch.isfinite(obj).all()) else None
     items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, (list, tuple)) else ()
     for k, v in items:

@@ -192,7 +192,7 @@ def _arena(args: argparse.Namespace) -> int:
         estimator=args.estimator, value=args.value,
     )
     check_outputs({"--json": args.json, "--markdown": args.markdown, "--png": args.png},
-                  {"--results": args.results}, args.force)
+                  {"--results": args.results}, args.force, images={"--png"})
     if args.players == TEAM_SIZE:
         return _team_match(args, options)
     result = round_robin(args.bots, options=options)

@@ -22,7 +22,7 @@ in the value loss.
 from __future__ import annotations
 
 # isort: off
-from agents.argtypes import positive_int
+from agents.argtypes import count_or_zero, positive_int, positive_number
 import training.threads  # noqa: F401 - first: torch's threads must not spin (training/threads.py)
 # isort: on
 import argparse
@@ -58,8 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--iterations", type=positive_int, default=4)
     p.add_argument("--deals", type=positive_int, default=64, help="deals per iteration")
     p.add_argument("--worlds", type=positive_int, default=16)
-    p.add_argument("--value-positions", type=int, nargs="+", default=[0, 4])
-    p.add_argument("--learning-rate", type=float, nargs="+", default=[1e-3])
+    p.add_argument("--value-positions", type=count_or_zero, nargs="+", default=[0, 4])
+    p.add_argument("--learning-rate", type=positive_number, nargs="+", default=[1e-3])
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     torch.set_num_threads(1)

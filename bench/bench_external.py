@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from agents import make_agent
-from agents.argtypes import positive_int
+from agents.argtypes import count_or_zero, positive_int
 from agents.protocol.messages import decode, encode, parse_action, request_message
 from agents.rules import rollout_action
 from sixtysix_env.deals import deal
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="exec: specs (default: the Python example)")
     ap.add_argument("--requests", type=positive_int, default=5000)
     ap.add_argument("--deals", type=positive_int, default=40)
-    ap.add_argument("--warmup", type=int, default=200)
+    ap.add_argument("--warmup", type=count_or_zero, default=200)
     args = ap.parse_args(argv)
     views = positions(args.deals, 0)
     print(f"{len(views)} distinct decision views, {args.requests} requests per bot")

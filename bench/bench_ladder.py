@@ -43,7 +43,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("a", nargs="?", help="agent spec A, e.g. pimc:worlds=30")
     ap.add_argument("b", nargs="?", help="agent spec B")
-    ap.add_argument("--matches", type=int, default=50, help="card seeds (each played in both seatings)")
+    ap.add_argument("--matches", type=positive_int, default=50,
+                    help="card seeds (each played in both seatings)")
     ap.add_argument("--seed", type=int, default=0, help="master seed of the arena schedule")
     ap.add_argument("--workers", type=positive_int, default=1, help="processes to play in")
     ap.add_argument("--ladder", action="store_true", help="run the standard ladder pairings")

@@ -26,14 +26,15 @@ import os
 import time
 
 import numpy as np
-import ray
-from ray.rllib.algorithms.ppo import PPOConfig
 
 from agents.argtypes import positive_int
-from sixtysix_env.rllib import SixtySixMultiAgentEnv, rllib_config
+
+# ray[rllib] is imported only once the arguments are read: --help and a bad option need no rllib
 
 
 def plain_loop(steps: int) -> float:
+    from sixtysix_env.rllib import SixtySixMultiAgentEnv
+
     env, rng = SixtySixMultiAgentEnv({"episode": "deal"}), np.random.default_rng(0)
     obs, _ = env.reset(seed=0)
     start = time.perf_counter()
@@ -59,6 +60,10 @@ def sample_moves(runner, n: int) -> int:  # noqa: ANN001 - an RLlib EnvRunner
 
 def rllib_sampling(runners: int, envs_per_runner: int, tables: int, steps: int) -> float:
     """Moves per second of ``runners`` remote env runners sampling ``steps`` moves in all."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    from sixtysix_env.rllib import rllib_config
+
     config = rllib_config(PPOConfig(), env_runners=runners, envs_per_runner=envs_per_runner, tables=tables,
                           env_config={"episode": "deal"})
     algo = config.build_algo()
@@ -80,6 +85,8 @@ def main() -> None:
                    help="moves per RLlib figure (a quarter for 1 env)")
     p.add_argument("--tables", type=positive_int, default=128, help="tables per env of the default setup")
     args = p.parse_args()
+    import ray
+
     print(f"plain loop (1 process):                {plain_loop(args.steps):8.0f} moves/s", flush=True)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     ray.init(num_cpus=args.runners + 1, include_dashboard=False, _node_ip_address="127.0.0.1",

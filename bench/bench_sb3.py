@@ -16,7 +16,6 @@ import time
 
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
 
 from agents.argtypes import positive_int
 from sixtysix_env import SixtySixGymEnv
@@ -48,6 +47,8 @@ def main() -> None:
     parser.add_argument("--eval", type=positive_int, default=2000, help="evaluation deals")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    from sb3_contrib import MaskablePPO  # only now: --help and a bad option need no sb3-contrib
+
     torch.set_num_threads(1)
 
     model = MaskablePPO("MlpPolicy", SixtySixGymEnv(episode="deal"), seed=args.seed, **SETTINGS)

@@ -24,7 +24,8 @@ from sixtysix_env.engine import LEAD
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--positions", type=positive_int, default=1000)
-    ap.add_argument("--cards", type=int, default=6, help="cards in the hand of the player to act (1-6)")
+    ap.add_argument("--cards", type=int, choices=range(1, 7), default=6,
+                    help="cards in the hand of the player to act (1-6)")
     ap.add_argument("--closed", action="store_true", help="positions after a close instead of a spent talon")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)

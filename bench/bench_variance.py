@@ -35,8 +35,10 @@ import time
 
 import numpy as np
 
+from agents.arena.inputs import MAX_RESULTS_BYTES, read_regular
+from agents.arena.outputs import check_outputs
 from agents.arena.schedule import schedule
-from agents.argtypes import positive_int
+from agents.argtypes import count_or_zero, positive_int
 from agents.evaluation.games import Estimate, check_correctable, estimate, game_points, policy_of, sampler_of
 from agents.evaluation.regression import cross_fitted
 from agents.evaluation.values import VALUE_NAMES, hand_basis, make_value
@@ -134,13 +136,21 @@ def main() -> None:
     ap.add_argument("--pairs", type=positive_int, default=100, help="duplicate pairs per pairing")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--value", default="solver", choices=VALUE_NAMES)
-    ap.add_argument("--sample", type=int, default=0, help="ask pimc bots this many times again per decision")
+    ap.add_argument("--sample", type=count_or_zero, default=0,
+                    help="ask pimc bots this many times again per decision")
     ap.add_argument("--out", help="also write the per-pair values (JSON) to this file")
     ap.add_argument("--load", help="analyse the per-pair values an earlier --out wrote, play nothing")
     args = ap.parse_args()
+    try:  # --out before the games it would hold
+        check_outputs({"--out": args.out}, {"--load": args.load}, force=True)
+    except ValueError as e:
+        ap.error(str(e))
     if args.load:
-        with open(args.load, encoding="utf-8") as f:
-            analyse([(d["a"], d["b"], d) for d in json.load(f)])
+        try:  # never waits on a fifo
+            loaded = json.loads(read_regular(args.load, MAX_RESULTS_BYTES))
+        except (ValueError, OSError) as e:
+            ap.error(f"--load {args.load}: {getattr(e, 'strerror', None) or e}")
+        analyse([(d["a"], d["b"], d) for d in loaded])
         return
     bots = [s.strip() for s in args.bots.split(",") if s.strip()]
     pairings = list(itertools.combinations_with_replacement(bots, 2))

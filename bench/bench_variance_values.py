@@ -39,8 +39,10 @@ import time
 
 import numpy as np
 
+from agents.arena.inputs import MAX_RESULTS_BYTES, read_regular
+from agents.arena.outputs import path_problem
 from agents.arena.schedule import schedule
-from agents.argtypes import positive_int
+from agents.argtypes import count_or_zero, positive_int
 from agents.evaluation.aivat import expected_after_draw, sampled_expectation
 from agents.evaluation.games import check_correctable, game_points, policy_of, sampler_of
 from agents.evaluation.regression import cross_fitted
@@ -175,7 +177,7 @@ def main() -> None:
     ap.add_argument("--configs", default="solver,rollout:draws=4,solver:sample=2:move=rollout-true",
                     help="comma-separated VALUE[:draws=M][:sample=K][:move=NAME]")
     ap.add_argument("--lines", help="JSON file of played lines: read if it exists, else written")
-    ap.add_argument("--reseed", type=int, default=0,
+    ap.add_argument("--reseed", type=count_or_zero, default=0,
                     help="instead: replay each pair's cards this many times with the bots reseeded")
     args = ap.parse_args()
     pairings = [tuple(p.split("/")) for p in args.pairings.split(",") if p]
@@ -184,9 +186,14 @@ def main() -> None:
             print(reseeded(a, b, args.pairs, args.seed + i, args.reseed), flush=True)
         return
     stored = {}
+    problem = None if args.lines is None else path_problem(args.lines)  # written after each pairing
+    if problem is not None:
+        ap.error(f"--lines {args.lines or repr(args.lines)} {problem}")
     if args.lines and os.path.exists(args.lines):
-        with open(args.lines, encoding="utf-8") as f:
-            stored = json.load(f)
+        try:  # never waits on a fifo
+            stored = json.loads(read_regular(args.lines, MAX_RESULTS_BYTES))
+        except (ValueError, OSError) as e:
+            ap.error(f"--lines {args.lines}: {getattr(e, 'strerror', None) or e}")
     print(f"unit {args.unit}, {args.pairs} duplicate pairs, load {os.getloadavg()[0]:.2f}", flush=True)
     rng = np.random.default_rng(args.seed)
     for i, (a, b) in enumerate(pairings):

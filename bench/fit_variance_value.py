@@ -18,7 +18,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from agents.argtypes import positive_int
+from agents.argtypes import non_negative_number, positive_int
 from agents.evaluation.values import FEATURES, features, stage, terminal_value
 from agents.play import play_deal
 from agents.registry import make_agent
@@ -32,7 +32,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=positive_int, default=3000,
                     help="deals in all, spread over the bot pairs")
-    ap.add_argument("--ridge", type=float, default=1.0, help="ridge penalty (keeps rare stages sane)")
+    ap.add_argument("--ridge", type=non_negative_number, default=1.0,
+                    help="ridge penalty (keeps rare stages sane)")
     args = ap.parse_args()
     pairs = list(itertools.product(BOTS, repeat=2))
     bots = {spec: make_agent(spec, seed=derive_seed("fit", spec)) for spec in BOTS}

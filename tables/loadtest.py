@@ -36,13 +36,20 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.argtypes import positive_int
+from agents.argtypes import checked, count_at_most
+
+from .menu import menu_spec
+
+MAX_SEED = 2**62  # game i plays seed + i, and the server takes seeds below 2**63
+MAX_GAMES = 5000  # games at once: each holds a connection (two file descriptors on one machine)
+MAX_THREADS = 1024  # the server's own bound on its bot threads (tables.web)
 
 
 @dataclass
@@ -268,12 +275,16 @@ def _wait_until_up(base: str, proc: subprocess.Popen[bytes], log: str, timeout: 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tables.loadtest", description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=positive_int, default=50, help="games played at once (default 50)")
+    p.add_argument("--games", type=count_at_most(MAX_GAMES), default=50,
+                   help=f"games played at once (default 50, at most {MAX_GAMES})")
     p.add_argument("--vs", default="heuristic", help="the bot (default heuristic)")
     p.add_argument("--episode", choices=("match", "deal"), default="match")
-    p.add_argument("--seed", type=int, default=0, help="first card seed (game i uses seed+i)")
-    p.add_argument("--url", default=None, help="a running server (default: start one)")
-    p.add_argument("--threads", type=positive_int, default=4, help="bot threads of the server it starts")
+    p.add_argument("--seed", type=checked(int, "an int", _seed), default=0,
+                   help="first card seed (game i uses seed+i)")
+    p.add_argument("--url", type=checked(str, "a URL", _url), default=None,
+                   help="a running server, http://HOST:PORT (default: start one)")
+    p.add_argument("--threads", type=count_at_most(MAX_THREADS), default=4,
+                   help="bot threads of the server it starts")
     p.add_argument("--attack", action="store_true", help="one hostile client against the caps, another "
                                                          "playing (see the module docstring)")
     args = p.parse_args(argv)
@@ -282,6 +293,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, RuntimeError, ValueError) as e:  # a server that does not start or answer: one line
         print(f"python -m tables.loadtest: error: {e}", file=sys.stderr)
         return 2
+
+
+def _seed(value: int) -> int:
+    if not 0 <= value <= MAX_SEED:
+        raise ValueError(f"must be in [0, 2**62], got {value}")
+    return value
+
+
+def _url(text: str) -> str:
+    """``text`` if :class:`Client` can reach it: ``http://HOST[:PORT]``, a name or IPv4 address."""
+    u = urllib.parse.urlsplit(text)
+    try:
+        port = u.port
+    except ValueError:
+        port = -1
+    if u.scheme != "http" or not u.hostname or ":" in u.hostname or port == -1 or u.path not in ("", "/") \
+            or u.query or u.fragment or u.username is not None:
+        raise ValueError(f"must be http://HOST or http://HOST:PORT (a name or an IPv4 address), got {text!r}")
+    return text
+
+
+def check_bot(args: argparse.Namespace) -> None:
+    """A :class:`~tables.menu.MenuError` (one line) unless the server takes ``--vs``: a bot of the menu,
+    or (``--url``) one of the running server's own specs; asked before any game starts, so a typo
+    is not one error per game."""
+    own: set[str] = set()
+    if args.url:
+        with urllib.request.urlopen(args.url.rstrip("/") + "/api/bots", timeout=10) as r:
+            listing = json.loads(r.read(1 << 20))
+        extra = listing.get("extra") if isinstance(listing, dict) else None
+        own = {s for s in extra if isinstance(s, str)} if isinstance(extra, list) else set()
+    menu_spec(args.vs, own, "--vs")
 
 
 def _load_test(args: argparse.Namespace) -> int:
@@ -293,11 +336,13 @@ def _load_test(args: argparse.Namespace) -> int:
                 out = asyncio.run(attack(base, seed=args.seed))
         print(json.dumps(out.figures(), indent=2))
         return 0 if out.normal.finished == 1 else 1
+    check_bot(args)
     if args.url:
         res = asyncio.run(run(args.url, args.games, args.vs, args.episode, args.seed))
     else:
         # every game comes from this one address: let it have all the games and threads
         with local_server("--threads", str(args.threads), "--games-per-client", str(args.games),
+                          "--max-games", str(max(args.games, 500)),
                           "--searches-per-client", str(args.threads),
                           "--requests-per-client", str(2 * args.games)) as base:
             res = asyncio.run(run(base, args.games, args.vs, args.episode, args.seed))

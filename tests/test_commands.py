@@ -111,7 +111,7 @@ def _count_options() -> list[tuple[str, str]]:
     out = []
     for script in sorted((ROOT / "bench").glob("*.py")):
         m = re.search(r'add_argument\("(--[a-z-]+)", type=positive_int', script.read_text())
-        if m and script.name != "bench_rllib.py":  # needs ray[rllib], not installed everywhere
+        if m:
             out.append((f"bench/{script.name}", m.group(1)))
     return out
 
@@ -134,3 +134,62 @@ def test_bench_scripts_check_their_counts_with_the_shared_type():
 def test_bench_scripts_refuse_a_zero_count(script, option):
     _fails_cleanly([sys.executable, *script.split(), option, "0"], option)
 
+
+
+@pytest.mark.parametrize("script, option", [("bench/bench_rllib.py", "--runners"),
+                                            ("bench/bench_sb3.py", "--steps")])
+def test_bench_scripts_of_optional_libraries_read_their_arguments_first(script, option, tmp_path):
+    """--help and a bad option need no ray[rllib] or sb3-contrib: here each import fails."""
+    for name in ("ray", "sb3_contrib"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(f"raise ImportError('no {name} in this test')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, script, *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=60, env=env)
+
+    r = run("--help")
+    assert r.returncode == 0 and "usage" in r.stdout, r.stderr
+    r = run(option, "0")
+    assert r.returncode == 2 and option in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--vs", "bogus"], "--vs: a browser may choose only the built-in bots"),  # not one error per game
+    (["--vs", "exec:./bot"], "--vs: a browser may choose only"),
+    (["--url", "localhost:8066"], "--url"),
+    (["--url", "http://127.0.0.1:99999"], "--url"),
+    (["--url", "https://example.org"], "--url"),
+    (["--seed", "-1"], "--seed"),
+    (["--seed", str(2**63)], "--seed"),
+])
+def test_loadtest_checks_its_arguments_before_starting_a_server(args, needle):
+    _fails_cleanly([sys.executable, "-m", "tables.loadtest", "--games", "1", *args], needle)
+
+
+def test_bench_scripts_take_no_unchecked_numbers():
+    """A raw type=float lets nan and inf through, a raw type=int any count: both go through agents.argtypes
+    (seeds are any int; bench_budget.py checks its own, see above)."""
+    raw = re.compile(r'add_argument\("(--[a-z-]+)", type=(?:int|float)\b(?!, choices)')
+    scripts = [s for s in sorted((ROOT / "bench").glob("*.py")) if s.name != "bench_budget.py"]
+    found = [(s.name, m.group(1)) for s in scripts for m in raw.finditer(s.read_text())
+             if m.group(1) != "--seed"]
+    assert found == []
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["bench/bench_expert_critic.py", "x.pt", "--learning-rate", "nan"], "--learning-rate"),
+    (["bench/fit_variance_value.py", "--ridge", "inf"], "--ridge"),
+    (["bench/bench_variance.py", "--sample", "-1"], "--sample"),
+    (["bench/bench_variance.py", "--out", "."], "--out . is a folder"),  # before the games it would hold
+])
+def test_bench_scripts_refuse_numbers_and_paths_they_cannot_use(argv, needle):
+    _fails_cleanly([sys.executable, *argv], needle)
+
+
+@pytest.mark.parametrize("script, option", [("bench/bench_variance.py", "--load"),
+                                            ("bench/bench_variance_values.py", "--lines")])
+def test_bench_scripts_refuse_a_fifo_without_waiting(script, option, tmp_path):
+    fifo = tmp_path / "lines.json"
+    os.mkfifo(fifo)
+    _fails_cleanly([sys.executable, script, option, str(fifo)], option)

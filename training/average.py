@@ -34,6 +34,7 @@ from typing import Any
 import torch
 
 from agents import checkpoint
+from agents.arena.outputs import OutputError, check_outputs
 
 RECORD = "average_policies"  # the checkpoint entry that records an average's inputs
 DROPPED = (*checkpoint.PHASE_KEYS.values(), *checkpoint.PHASE_RECORDS.values(),
@@ -99,6 +100,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     a = p.parse_args(argv)
     if a.out.resolve() in {i.resolve() for i in a.inputs}:
         p.error(f"{a.out} is also an input; write the average to a new file")
+    try:  # a folder, a fifo, below a file, or the source of the endgame network
+        source = None if a.endgame_from is None else str(a.endgame_from)
+        check_outputs({"OUT": str(a.out)}, {"--endgame-from": source}, force=True)
+    except OutputError as e:
+        p.error(str(e))
     return a
 
 

@@ -15,30 +15,46 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import typing
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
 
-from agents import parse_spec
-from agents.nets import check_hidden
 from agents.rules import ASSIST_MODES, assist_mode
 from sixtysix_env.episodes import EPISODES
 from sixtysix_env.variants import rules_from_spec
 
+from .config_checks import (
+    AT_LEAST_0,
+    AT_LEAST_1,
+    GAMES,
+    MAX_BATCH,
+    PROCESSES,
+    PROCESSES_OR_0,
+    TABLES,
+    VALUE_TEACHER,
+    Check,
+    above,
+    bad_value,
+    between,
+    bot_spec,
+    folder_name,
+    folder_path,
+    one_of,
+    rules_spec,
+    shown,
+    sizes,
+    teacher_spec,
+)
 from .config_file import ConfigError, read_yaml
 
-VALUE_TEACHER = "pimc-values"  # the teacher that distils PIMC's action values (not a bot spec)
 ENGINES = ("scalar", "batched")  # what steps the training tables (training.tables)
 MIN_MINIBATCH = 16  # decisions per minibatch below which advantages cannot be normalised
 OPPONENT_PREFIX = "opp_"  # opp_<kind>: the weight of the tables against that opponent kind
 
 T = TypeVar("T")
-Check = Callable[[str, Any], None]  # raises ConfigError naming the key if the value cannot make a run
 
 
 def knob(default: T, help: str, check: Check | None = None) -> T:
@@ -63,86 +79,6 @@ def check_resume_rules(saved: Config, cfg: Config, where: str) -> None:
                                  f"keeps its rules, so rules={now.spec!r} needs a new run (name=...)")
 
 
-def _bad(key: str, value: Any, want: str) -> ConfigError:
-    return ConfigError(f"config key {key!r} must be {want}, got {value!r}")
-
-
-def at_least(low: int | float) -> Check:
-    """Values >= ``low`` (NaN fails)."""
-    def check(key: str, value: Any) -> None:
-        if not value >= low:
-            raise _bad(key, value, f">= {low}")
-    return check
-
-
-def above(low: float) -> Check:
-    """Values > ``low`` (NaN fails)."""
-    def check(key: str, value: Any) -> None:
-        if not value > low:
-            raise _bad(key, value, f"> {low}")
-    return check
-
-
-def between(low: float, high: float, low_open: bool = False) -> Check:
-    """Values in [low, high], or (low, high] with ``low_open`` (NaN fails)."""
-    def check(key: str, value: Any) -> None:
-        if not (low < value if low_open else low <= value) or not value <= high:
-            raise _bad(key, value, f"in {'(' if low_open else '['}{low}, {high}]")
-    return check
-
-
-def one_of(choices: tuple[str, ...]) -> Check:
-    def check(key: str, value: Any) -> None:
-        if value not in choices:
-            raise _bad(key, value, f"one of {choices}")
-    return check
-
-
-def sizes(key: str, value: list[int]) -> None:
-    """Hidden layer sizes within the bound every checkpoint is held to (``agents.nets.check_hidden``)."""
-    try:
-        check_hidden(value, f"config key {key!r}")
-    except ValueError as e:
-        raise ConfigError(str(e)) from None
-
-
-def bot_spec(key: str, value: str, allowed: tuple[str, ...] = ()) -> None:
-    """An agent spec that ``agents.parse_spec`` accepts (or one of ``allowed``)."""
-    if value in allowed:
-        return
-    try:
-        parse_spec(value)
-    except ValueError as e:
-        either = " or ".join(repr(a) for a in allowed)
-        raise ConfigError(f"config key {key!r} must be {either + ' or ' if either else ''}an agent spec, "
-                          f"got {value!r}: {e}") from None
-
-
-def rules_spec(key: str, value: str) -> None:
-    """A rule preset spec of docs/rules-variants.md (``sixtysix_env.variants.rules_from_spec``)."""
-    try:
-        rules_from_spec(value)
-    except ValueError as e:
-        raise ConfigError(f"config key {key!r}: {e}") from None
-
-
-def teacher_spec(key: str, value: str) -> None:
-    bot_spec(key, value, (VALUE_TEACHER, ""))
-
-
-def folder_name(key: str, value: str) -> None:
-    """A name that becomes one folder below ``run_dir``: no separators, not ``.`` or ``..``."""
-    seps = {"/", "\\", "\0", os.sep, os.altsep or "/"}
-    if value in ("", ".", "..") or any(c in value for c in seps):
-        raise _bad(key, value, "a plain folder name (no path separators, not '', '.' or '..')")
-
-
-def folder_path(key: str, value: str) -> None:
-    if not value or "\0" in value:
-        raise _bad(key, value, "a folder path")
-
-
-AT_LEAST_1, AT_LEAST_0 = at_least(1), at_least(0)
 
 
 def weight(default: float, what: str) -> float:
@@ -168,9 +104,9 @@ class Config:
                            "running to total_steps (0: total_steps); how a run stopped by hand is "
                            "redone", AT_LEAST_0)
     # --- the tables
-    num_envs: int = knob(128, "tables stepped together; the network sees batches of this size", AT_LEAST_1)
+    num_envs: int = knob(128, "tables stepped together; the network sees batches of this size", TABLES)
     rollout_steps: int = knob(64, "steps per table between two updates (a batch is num_envs * "
-                              "rollout_steps decisions)", AT_LEAST_1)
+                              "rollout_steps decisions)", TABLES)
     engine: str = knob("scalar", "'scalar': the tables are sixtysix_env.vector.VectorEnv (every opponent "
                        "kind, assist, the teacher); 'batched': the torch engine sixtysix_env.batched "
                        "(several times faster collection; assist 'none', no teacher)", one_of(ENGINES))
@@ -220,7 +156,7 @@ class Config:
     teacher_frac: float = knob(1.0, "fraction of the learner's rows the teacher labels (its labels "
                                "cost most of the time)", between(0, 1, low_open=True))
     teacher_workers: int = knob(2, "processes that compute teacher labels while the main process "
-                                "plays (0: the main process)", AT_LEAST_0)
+                                "plays (0: the main process)", PROCESSES_OR_0)
     teacher_coef: float = knob(10.0, "initial weight of the teacher term", AT_LEAST_0)
     teacher_steps: int = knob(1_600_000, "environment steps over which the teacher weight decays "
                               "linearly to teacher_min", AT_LEAST_1)
@@ -228,7 +164,7 @@ class Config:
                               "constant weight; 0: the teacher fades out and PPO alone goes on)", AT_LEAST_0)
     drop_forced: bool = knob(False, "a move with one legal action is not a learner step (the policy "
                              "plays it, nothing is learnt from it)")
-    torch_threads: int = knob(1, "torch.set_num_threads for the whole run", AT_LEAST_1)
+    torch_threads: int = knob(1, "torch.set_num_threads for the whole run", PROCESSES)
     # --- the opponents (training.opponents.KINDS: one opp_<kind> weight each)
     opp_self: float = weight(0.45, "self-play tables (the current policy in both seats, both learn)")
     opp_snapshot: float = weight(0.15, "tables against a frozen past snapshot of the policy")
@@ -242,10 +178,10 @@ class Config:
     # --- evaluation, checkpoints, logs
     eval_every: int = knob(0, "environment steps between evaluations (also one at the end; 0: only "
                            "at the end)", AT_LEAST_0)
-    eval_random_games: int = knob(20, "matches against 'random' per evaluation (duplicate pairs)", AT_LEAST_0)
+    eval_random_games: int = knob(20, "matches against 'random' per evaluation (duplicate pairs)", GAMES)
     eval_heuristic_games: int = knob(200, "matches against 'heuristic' per evaluation (duplicate "
-                                     "pairs)", AT_LEAST_0)
-    eval_pimc_games: int = knob(0, "matches against pimc per evaluation (slow)", AT_LEAST_0)
+                                     "pairs)", GAMES)
+    eval_pimc_games: int = knob(0, "matches against pimc per evaluation (slow)", GAMES)
     eval_pimc_spec: str = knob("pimc", "agent spec of the pimc evaluation opponent", bot_spec)
     checkpoint_every: int = knob(20, "updates between two writes of last.pt (also written at the "
                                  "end)", AT_LEAST_1)
@@ -266,6 +202,10 @@ class Config:
         weights = list(self.opponent_weights().values())
         if sum(weights) <= 0:
             raise ConfigError(f"opponent weights opp_* must have a positive sum, got {weights}")
+        batch = self.num_envs * self.rollout_steps
+        if batch > MAX_BATCH:
+            raise ConfigError(f"num_envs * rollout_steps = {batch} decisions per batch; at most {MAX_BATCH} "
+                              "(a batch is held in memory at once)")
         per_minibatch = self.num_envs * self.rollout_steps // self.num_minibatches
         if per_minibatch < MIN_MINIBATCH:
             raise ConfigError(
@@ -295,6 +235,9 @@ def _fits(want: Any, value: Any) -> bool:
     return isinstance(value, list) and all(_fits(int, v) for v in value)  # list[int]
 
 
+TYPE_NAMES: dict[Any, str] = {list[int]: "a list of ints"}  # a field type named otherwise than __name__
+
+
 def _check_value(key: str, value: Any, schema: type = Config) -> Any:
     """``value`` for ``key`` if its type fits the field (ints pass as floats), else ConfigError."""
     if key == "assist" and isinstance(value, bool):  # configs and checkpoints from before the modes
@@ -311,8 +254,9 @@ def _check_value(key: str, value: Any, schema: type = Config) -> Any:
         except ValueError:
             pass
     if not _fits(want, value):
-        tname = getattr(want, "__name__", str(want))
-        raise ConfigError(f"config key {key!r} must be {tname}, got {value!r} ({type(value).__name__})")
+        tname = TYPE_NAMES.get(want) or getattr(want, "__name__", str(want))
+        raise ConfigError(f"config key {key!r} must be {tname}, got {shown(value)} "
+                          f"({type(value).__name__})")
     return float(value) if want is float else value
 
 
@@ -322,7 +266,7 @@ def _validate(cfg: S) -> S:
     for f in dataclasses.fields(cfg):  # type: ignore[arg-type]
         value = getattr(cfg, f.name)
         if isinstance(value, float) and not math.isfinite(value):
-            raise _bad(f.name, value, "a finite number")
+            raise bad_value(f.name, value, "a finite number")
         if f.metadata.get("check") is not None:
             f.metadata["check"](f.name, value)
     check = getattr(cfg, "check", None)
@@ -385,8 +329,8 @@ def parse_overrides(args: list[str], schema: type = Config) -> dict[str, Any]:
 def _yaml_value(key: str, text: str) -> Any:
     try:
         return yaml.safe_load(text)
-    except yaml.YAMLError:
-        raise ConfigError(f"cannot read the value {text!r} of {key!r}") from None
+    except (yaml.YAMLError, RecursionError, ValueError):  # ValueError: an int of thousands of digits
+        raise ConfigError(f"cannot read the value {text[:80]!r} of {key!r}") from None
 
 
 @dataclass

@@ -3,8 +3,9 @@
 A config file is the operator's, so it is trusted to mean what it says; it is
 still read so that a mistake costs one line: a fifo or a device is refused
 without blocking on it, a huge file (the wrong file) is refused, a key given
-twice is an error (PyYAML would keep the last one in silence), and PyYAML's
-several-line messages become one line with the line and column.
+twice is an error (PyYAML would keep the last one in silence), nesting too
+deep for PyYAML's recursion or a number too long to convert is an error, and
+PyYAML's several-line messages become one line with the line and column.
 """
 
 from __future__ import annotations
@@ -58,5 +59,9 @@ def read_yaml(path: str | Path) -> Any:
         raise ConfigError(f"cannot read config file {path}: {e}") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"config file {path} is not valid YAML: {_yaml_problem(e)}") from None
+    except RecursionError:  # PyYAML builds nested lists and mappings recursively
+        raise ConfigError(f"config file {path} nests lists or mappings too deeply") from None
+    except ValueError as e:  # an int of thousands of digits: Python refuses to convert it
+        raise ConfigError(f"config file {path} holds a value that cannot be read: {str(e)[:100]}") from None
 
 

@@ -25,6 +25,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import NamedTuple
 
+from agents.arena.inputs import MAX_RESULTS_BYTES, read_regular
+from agents.arena.outputs import IMAGE_SUFFIXES, image_problem
+
 WIN, LO, HI, POINTS = "eval/win_rate_", "eval/win_rate_lo_", "eval/win_rate_hi_", "eval/points_per_deal_"
 TRAINING = "charts/reward_vs_"  # the learner's points per deal at the training tables, per update
 CPU = "charts/cpu_minutes"  # the run's CPU minutes so far, where it logs them
@@ -32,7 +35,7 @@ FIELDS = ("step", "wall_s", "key", "value")  # the header of metrics.csv (traini
 
 
 class CurveError(ValueError):
-    """No metrics file, or no evaluation in it to draw."""
+    """No metrics file, or no evaluation in it to draw, or an ``--out`` no chart can be written to."""
 
 
 class Row(NamedTuple):
@@ -50,13 +53,13 @@ def read_rows(path: Path) -> list[Row]:
     :class:`CurveError` naming it. A last line cut short (a killed run) is left out, as the
     logger drops it on ``--resume``."""
     try:
-        with open(path, newline="") as f:
-            text = f.read()
+        text = read_regular(str(path), MAX_RESULTS_BYTES).decode()  # a fifo is refused, never waited on
         if not text.endswith("\n"):
             text = text[:text.rfind("\n") + 1]  # a last line cut short
         lines = list(csv.reader(io.StringIO(text)))
     except (OSError, UnicodeDecodeError, csv.Error) as e:
-        raise CurveError(f"cannot read {path}: {str(e)[:200]}") from None
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise CurveError(f"cannot read {path}: {reason[:200]}") from None
     if not lines:
         return []
     if lines[0] != list(FIELDS):
@@ -159,16 +162,27 @@ def draw(evals: dict[str, list[dict[str, float]]], training: dict[str, list[dict
     plt.close(fig)
 
 
+def check_out(out: str | Path) -> None:
+    """A :class:`CurveError` unless a chart can be written at ``out`` (:func:`image_problem`)."""
+    problem = image_problem(out, make_parents=False)
+    if problem is not None:
+        raise CurveError(f"--out {str(out) or repr(str(out))} {problem}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.curve", description=__doc__.splitlines()[0])
     p.add_argument("run", type=Path, help="the run folder (holding metrics.csv)")
-    p.add_argument("--out", type=Path, help="PNG to write (default: RUN/learning_curve.png)")
+    p.add_argument("--out", help=f"the chart to write, {' or '.join(IMAGE_SUFFIXES)} (default: "
+                                 "RUN/learning_curve.png)")
     args = p.parse_args(argv)
     metrics = args.run / "metrics.csv"
+    out = args.run / "learning_curve.png" if args.out is None else Path(args.out)
     try:
+        if args.out is not None:  # before reading: matplotlib would refuse it only at the end
+            check_out(args.out)
         training = read_training(metrics)
         evals = read_evaluations(metrics, required=not training)
-        out = args.out or args.run / "learning_curve.png"
+        check_out(out)
         clock = cpu_clock(metrics)
         on_cpu_clock(evals, clock)
         on_cpu_clock(training, clock)

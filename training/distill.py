@@ -84,8 +84,8 @@ from sixtysix_env.knowledge import PlayerView, sample_state
 from sixtysix_env.observation import OBS_SIZE, encode, mask_to_array, suit_permutation
 from sixtysix_env.seeding import derive_seed
 
-from . import workers
-from .phase_rows import LABELS, ROW_KEYS, join, load_rows, save_rows, unique_rows
+from . import distill_args, workers
+from .phase_rows import ROW_KEYS, join, load_rows, save_rows, unique_rows
 
 
 def is_phase_row(v: PlayerView, phase: str) -> bool:
@@ -280,58 +280,8 @@ def fit(net: torch.nn.Module, rows: dict[str, np.ndarray], args: argparse.Namesp
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    """The command line; bad values are argparse errors that name the flag."""
-    p = argparse.ArgumentParser(prog="python -m training.distill",
-                                description=(__doc__ or "").split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("checkpoint", help="a train.py checkpoint (last.pt, best.pt or a policy file)")
-    p.add_argument("out", help="where to write the checkpoint with its endgame network")
-    p.add_argument("--deals", type=int, default=60_000, help="deals to play for rows (default 60000)")
-    p.add_argument("--phase", choices=tuple(checkpoint.PHASE_KEYS), default="spent",
-                   help="the network to make: 'spent' (talon spent, the default) or "
-                        "'closed' (talon closed with cards left in it)")
-    p.add_argument("--worlds", type=int, default=16,
-                   help="worlds sampled from the view to label a closed-talon row (default 16)")
-    p.add_argument("--labels", choices=LABELS, default="uniform",
-                   help="closed-talon rows: 'uniform' worlds (PIMC's values, the default) or 'guided' "
-                        "(the guided search's values, its worlds weighted by the checkpoint's policy)")
-    p.add_argument("--lines", type=int, default=6, help="endgame lines played per deal (default 6)")
-    p.add_argument("--explore", type=float, default=0.1, help="share of random moves (default 0.1)")
-    p.add_argument("--chunk", type=int, default=1000, help="deals per collect job (default 1000)")
-    p.add_argument("--data", type=Path, nargs="+", default=[],
-                   help="row files (.npz): read and joined if they all exist; "
-                        "one missing file is collected and written")
-    p.add_argument("--hidden", type=int, nargs="+", default=[512, 512, 256],
-                   help="hidden layer sizes of the endgame network (default 512 512 256)")
-    p.add_argument("--endgame-from", type=Path, metavar="CKPT",
-                   help="copy CKPT's network of --phase instead of collecting and fitting one "
-                        "(it depends on no policy: a newer policy can reuse it)")
-    p.add_argument("--half", action="store_true",
-                   help="store all networks in float16: half the file size, play all but unchanged")
-    p.add_argument("--no-augment", dest="augment", action="store_false",
-                   help="do not rename suits at random while fitting")
-    p.add_argument("--tau", type=float, default=0.25, help="target temperature in game points")
-    p.add_argument("--epochs", type=int, default=8)
-    p.add_argument("--batch", type=int, default=512)
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--workers", type=int, default=2, help="collect processes (default 2)")
-    p.add_argument("--threads", type=int, default=2, help="torch threads for the fit")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--no-progress", dest="progress", action="store_false")
-    a = p.parse_args(argv)
-    for name in ("deals", "lines", "worlds", "chunk", "epochs", "batch", "workers", "threads"):
-        if getattr(a, name) < 1:
-            p.error(f"--{name} must be at least 1, got {getattr(a, name)}")
-    if any(h < 1 for h in a.hidden):
-        p.error(f"--hidden sizes must be at least 1, got {a.hidden}")
-    if not 0.0 <= a.explore <= 1.0:
-        p.error(f"--explore must be in [0, 1], got {a.explore}")
-    if a.tau <= 0 or a.lr <= 0:
-        p.error(f"--tau and --lr must be positive, got {a.tau} and {a.lr}")
-    if a.labels == "guided" and (a.phase != "closed" or a.lines != 1):
-        p.error("--labels guided is for --phase closed with --lines 1 (once the talon is spent every "
-                "label is exact; the search follows each deal from its start)")
-    return a
+    """The command line, checked (:func:`training.distill_args.parse`)."""
+    return distill_args.parse(argv, __doc__ or "")
 
 
 def read_rows(args: argparse.Namespace) -> dict[str, np.ndarray] | None:
@@ -378,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     source: dict[str, Any] | None = None
     net = None
     try:
+        distill_args.check_paths(args)  # before an hour of collecting
         ckpt = checkpoint.load(args.checkpoint)
         policy = checkpoint.policy_from(ckpt, args.checkpoint)
         rows = read_rows(args)

@@ -5,9 +5,9 @@ action) and the label, a value in game points for every legal move
 (``values``). A file (``.npz``, written atomically) also names its phase and
 how its labels were made, so rows of another phase or other labels are never
 fitted together by mistake; files are read without pickles (``np.load``'s
-default) and checked like any file from elsewhere (shapes, kinds of number,
-finite and bounded values, a legal move in every row): a bad one is refused in
-one line and runs nothing.
+default) and checked like any file from elsewhere (a regular file, never a
+fifo to wait on; shapes, kinds of number, finite and bounded values, a legal
+move in every row): a bad one is refused in one line and runs nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.arena.inputs import NotRegularFile, open_regular
 from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.observation import OBS_SIZE
 
@@ -28,6 +29,7 @@ def join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in ROW_KEYS}
 
 
+MAX_ROW_BYTES = 1 << 36  # a row file is read whole; beyond this it is no file of rows (millions fit below)
 MAX_VALUE = 3.0  # game points: no deal is worth more, so a label beyond is a forged or broken file
 DTYPES: dict[str, type] = {"obs": np.float32, "legal": np.bool_, "values": np.float32}
 
@@ -42,10 +44,12 @@ def load_rows(path: Path, phase: str = "spent", labels: str = "uniform") -> dict
     rows without a legal move are a :class:`RowFileError` (files without a phase are "spent",
     without labels "uniform")."""
     try:
-        with np.load(path) as f:  # no pickles: an object array is refused, never run
+        with open_regular(path, MAX_ROW_BYTES) as raw, np.load(raw) as f:  # no pickles: never run
             rows = {k: np.asarray(f[k]) for k in ROW_KEYS}
             stored = str(f["phase"]) if "phase" in f.files else "spent"
             stored_labels = str(f["labels"]) if "labels" in f.files else "uniform"
+    except NotRegularFile as e:  # a fifo would block the reader, a device never end
+        raise RowFileError(f"--data {path}: {e.strerror}") from None
     except Exception as e:  # missing keys, not an npz, truncated, pickled arrays
         raise RowFileError(f"--data {path} is not a file of endgame rows: {e}") from None
     if stored != phase:

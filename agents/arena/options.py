@@ -121,8 +121,13 @@ def check_rules(value: Any) -> str:
 
 
 def check_path(value: Any) -> str | None:
-    """A results path (str or path-like) as a str, or None."""
-    return None if value is None else os.fspath(value)
+    """A results path (str or path-like) as a str, or None (``''`` names no file: not "none")."""
+    if value is None:
+        return None
+    path = os.fspath(value)
+    if not path:
+        raise ValueError("must name a file, got ''")
+    return path
 
 
 @dataclass(frozen=True)

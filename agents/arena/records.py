@@ -76,10 +76,13 @@ def rules_of(config: Mapping[str, Any]) -> str:
 
 
 def _estimator_of(config: Mapping[str, Any]) -> str:
-    """``"aivat (value solver)"`` or ``"plain"``, as a results file's config records it."""
-    est = config.get("estimator")
-    if not isinstance(est, dict):
+    """``"aivat (value solver)"`` or ``"plain"``, as a results file's config records it (a record
+    that is no mapping is shown as it is: a file's ``"x"`` is not ``"plain"``)."""
+    if "estimator" not in config:
         return "plain"
+    est = config["estimator"]
+    if not isinstance(est, dict):
+        return f"{str(est)[:40]!r} (not an estimator record)"
     return f"{str(est.get('name'))[:40]} (value {str(est.get('value'))[:40]})"
 
 

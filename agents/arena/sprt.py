@@ -24,6 +24,8 @@ from .stats import SPRT_H0, SPRT_H1, SPRT_UNDECIDED, SprtResult, gsprt_points, s
 __all__ = ["SPRT_H0", "SPRT_H1", "SPRT_UNDECIDED", "SequentialStop", "SprtSettings", "sprt_settings"]
 
 DEFAULT_ERROR_RATE = 0.05  # alpha and beta unless given
+MAX_ELO = 2000.0  # |elo0|, |elo1|: beyond, the expected scores round to 0 or 1 and the test has no logarithm
+MAX_POINTS = 3.0  # |elo0|, |elo1| in game points per deal (on="aivat"): no deal is worth more
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,12 @@ class SprtSettings:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(v):
                 raise ValueError(f"SPRT {name} must be a finite number, got {v!r}")
+        if self.on in ESTIMATOR_NAMES:
+            bound, unit = (MAX_ELO, "Elo") if self.on == PLAIN else (MAX_POINTS, "game points per deal")
+            for name in ("elo0", "elo1"):
+                if abs(getattr(self, name)) > bound:
+                    raise ValueError(f"SPRT {name} must be within -{bound:g}..{bound:g} {unit}, "
+                                     f"got {getattr(self, name)!r}")
         if not self.elo0 < self.elo1:
             raise ValueError(f"SPRT needs elo0 < elo1, got elo0={self.elo0!r}, elo1={self.elo1!r}")
         for name in ("alpha", "beta"):

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 
 from agents.arena import round_robin
 from agents.arena.fairness import MachineTooBusy
+from agents.arena.outputs import check_outputs
+from agents.argtypes import positive_int
 from agents.lifetime import sigterm_interrupts
 
 from .ladder import ANCHOR, BENCH_SEED, CLOCK, LADDER_PATH, MOVE_TIME, RUNGS, Ladder, save_ladder
@@ -48,8 +50,9 @@ def calibrate(games: int, workers: int = 1, results: str | None = None, resume: 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m agents.bench.calibrate", description=__doc__.splitlines()[0])
-    p.add_argument("--games", type=int, required=True, help="games per pairing (duplicate: an even number)")
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--games", type=positive_int, required=True,
+                   help="games per pairing (duplicate: an even number)")
+    p.add_argument("--workers", type=positive_int, default=1)
     p.add_argument("--results", help="JSONL results file (for --resume)")
     p.add_argument("--resume", action="store_true")
     p.add_argument("--out", default=LADDER_PATH, help="ladder JSON to write (default: the shipped one)")
@@ -58,8 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         [f"--games={args.games}", f"--workers={args.workers}"]
         + ([f"--results={args.results}"] if args.results else []))
     with sigterm_interrupts():  # SIGTERM stops as Ctrl-C does: the pool shuts down, the message below
-        try:
+        try:  # --out first: found only at the end, it would cost the whole round robin
+            check_outputs({"--out": args.out}, {"--results": args.results}, force=True, make_parents=False)
             ladder = calibrate(args.games, args.workers, args.results, args.resume, command=command)
+            save_ladder(ladder, args.out)
         except (ValueError, OSError, MachineTooBusy) as e:  # a bad results file, a busy machine: one line
             print(f"{p.prog}: error: {e}", file=sys.stderr)
             return 2
@@ -67,7 +72,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             where = f"{args.results} (continue with --resume)" if args.results else "nowhere (no --results)"
             print(f"interrupted; finished games are in {where}", file=sys.stderr)
             return 130
-    save_ladder(ladder, args.out)
     for n in ladder.rungs:
         lo, hi = ladder.intervals[n]
         print(f"{n:10s} {ladder.ratings[n]:7.0f}  [{lo:.0f}, {hi:.0f}]")

@@ -9,6 +9,7 @@ from typing import Any
 
 from agents.arena.corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN
 from agents.arena.outputs import check_outputs
+from agents.argtypes import positive_int
 
 from .budget_report import markdown as budget_markdown
 from .budgets import BUDGETS, BudgetError, BudgetOptions, check_budgets, run_budgets
@@ -33,8 +34,9 @@ def add_parsers(sub: Any) -> None:
                    help="strength at budget: bench every bot at each of these CPU seconds per move (the "
                         f"rungs keep the ladder's), e.g. {' '.join(f'{x:g}' for x in BUDGETS)}; writes "
                         "budgets.md, .json, .png; bots never told their time limit are benched once")
-    b.add_argument("--workers", type=int, default=1)
-    b.add_argument("--max-games", type=int, default=MAX_GAMES, help=f"games per rung at most ({MAX_GAMES})")
+    b.add_argument("--workers", type=positive_int, default=1)
+    b.add_argument("--max-games", type=positive_int, default=MAX_GAMES,
+                   help=f"games per rung at most ({MAX_GAMES})")
     b.add_argument("--ladder", help="ladder JSON (default: agents/bench/ladder.json)")
     b.add_argument("--progress", action="store_true", help="a progress bar per rung (default: a line every "
                                                                 "10 matches)")
@@ -68,7 +70,8 @@ def main(args: argparse.Namespace) -> int:
         if len(args.spec) != 1:
             raise BudgetError(f"give one bot (several only with --budgets), got {len(args.spec)}")
         args.spec = args.spec[0]
-        out = args.out or os.path.join("runs", "bench", "".join(c if c.isalnum() else "_" for c in args.spec))
+        out = out_folder(args.out, os.path.join("runs", "bench", "".join(c if c.isalnum() else "_"
+                                                                          for c in args.spec)))
         result = bench(args.spec, BenchOptions(out, args.workers, args.max_games, args.ladder, args.progress,
                                                args.seed, args.sandbox, args.rules, args.move_time,
                                                args.estimator, args.value))
@@ -96,13 +99,24 @@ def _budgets(args: argparse.Namespace) -> int:
         raise BudgetError("--move-time and --budgets: give one (--budgets sets the bot's time per move)")
     numbers, specs = split_budgets(args.budgets)
     budgets, args.spec = check_budgets(numbers), specs + args.spec
-    out = args.out or os.path.join("runs", "budgets")
+    out = out_folder(args.out, os.path.join("runs", "budgets"))
     options = BenchOptions(out, args.workers, args.max_games, args.ladder, args.progress, args.seed,
                            args.sandbox, args.rules, estimator=args.estimator, value=args.value)
     cells = run_budgets(args.spec, BudgetOptions(budgets, options))
     print(budget_markdown(cells, budgets), end="")
     print(f"reports in {out}/budgets.md, .json, .png", file=sys.stderr)
     return 0
+
+
+def out_folder(out: str | None, default: str) -> str:
+    """``--out`` (``default`` when not given), refused before any game if it can be no folder."""
+    if out is None:
+        return default
+    if not out:
+        raise ValueError("--out '' is empty: name a folder")
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ValueError(f"--out {out} exists and is not a folder")
+    return out
 
 
 def split_budgets(words: list[str]) -> tuple[list[str], list[str]]:

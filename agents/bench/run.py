@@ -248,14 +248,15 @@ def _rung_problem(r: Any) -> str | None:
         n, kinds = r.get(f"{side}_forfeits", 0), r.get(f"{side}_forfeit_kinds")
         if not (_count(n) and n <= games):
             return f"rung {name!r}: bad forfeit count"
-        if kinds is not None and not (
+        if f"{side}_forfeit_kinds" in r and not (  # absent in older results; never null
                 isinstance(kinds, dict) and set(kinds) <= set(KINDS)
                 and all(_count(v) for v in kinds.values()) and sum(kinds.values()) == n):
             return f"rung {name!r}: forfeits by kind do not add up"
-    wr = r.get("win_rate")
+    wr: Any = r.get("win_rate")
     score = (counts[1] + counts[3] / 2) / games if games else None
-    if wr is not None and not (finite_number(wr) and score is not None and abs(wr - score) < 1e-6):
-        return f"rung {name!r}: its win rate is not its results"
+    if "win_rate" not in r or (wr is None) != (score is None) or (
+            score is not None and not (finite_number(wr) and abs(wr - score) < 1e-6)):
+        return f"rung {name!r}: its win rate is not its results (null only without games)"
     for key in ("points_per_deal", "points_per_deal_ci", "win_rate_ci"):
         value = r.get(key)
         if value is not None and not (_pair_ok(value) if key.endswith("_ci") else

@@ -51,6 +51,9 @@ FORGED = {
     "huge forfeit counts": _set("forfeits.bot.time", 10**30),
     "forfeits by kind that do not add up": _set("rungs.0.b_forfeit_kinds.time", 0),
     "a name with a line break": _set("bot", "x\n| 1 | `fake` | 9999 |"),
+    "null forfeits by kind": _set("rungs.0.a_forfeit_kinds", None),
+    "a rung without its win rate": lambda r: r["rungs"][1].pop("win_rate"),
+    "a null win rate after games": _set("rungs.1.win_rate", None),
 }
 
 

@@ -231,11 +231,21 @@ def test_agent_uses_each_phase_network_only_in_its_phase(phase: str) -> None:
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--deals", "0"], "--deals must be at least 1"),
-    (["--explore", "1.5"], "--explore must be in [0, 1]"),
-    (["--tau", "0"], "--tau and --lr must be positive"),
-    (["--hidden", "64", "0"], "--hidden sizes must be at least 1"),
-    (["--worlds", "0"], "--worlds must be at least 1"),
+    (["--deals", "0"], "--deals: must be at least 1"),
+    (["--deals", "9" * 15], "--deals: must be at most 1000000"),  # would plan a job list for ever
+    (["--explore", "1.5"], "--explore: must be in [0, 1]"),
+    (["--explore", "nan"], "--explore: must be in [0, 1]"),
+    (["--tau", "0"], "--tau: must be a finite number above 0"),
+    (["--tau", "nan"], "--tau: must be a finite number above 0"),
+    (["--lr", "nan"], "--lr: must be a finite number above 0"),
+    (["--lr", "inf"], "--lr: must be a finite number above 0"),
+    (["--hidden", "64", "0"], "--hidden: must be a layer size in 1..4096"),
+    (["--hidden", "5000"], "--hidden: must be a layer size in 1..4096"),
+    (["--hidden", *["8"] * 9], "--hidden must be 1 to 8 layer sizes"),
+    (["--worlds", "0"], "--worlds: must be at least 1"),
+    (["--worlds", "5000"], "--worlds: must be at most 4096"),
+    (["--workers", "5000"], "--workers: must be at most 1024"),
+    (["--seed", str(2**64)], "--seed: must be in [0, 2**63 - 1]"),  # torch's generators take no more
     (["--phase", "open"], "invalid choice: 'open'"),
 ])
 def test_bad_arguments_are_named(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

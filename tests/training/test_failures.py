@@ -83,6 +83,13 @@ BAD_VALUES = [  # (key, value, what the error says): each one used to pass, and 
     ("seed", -1, r"must be in \[0, "),
     ("eval_every", -5, "must be >= 0"),
     ("eval_heuristic_games", -2, "must be >= 0"),
+    ("eval_heuristic_games", 10**7, "must be at most 1,000,000"),  # the arena's most, found at the end
+    ("total_steps", 10**13, "must be at most 1,000,000,000,000"),
+    ("stop_steps", 10**30, "must be at most 1,000,000,000,000"),
+    ("num_envs", 10**6, "must be at most 65,536"),
+    ("teacher_workers", 10**5, "must be at most 1,024"),
+    ("torch_threads", 10**5, "must be at most 1,024"),
+    ("hidden", [1.5], r"must be a list of ints, got \[1.5\]"),
     ("name", "..", "plain folder name"),  # <run_dir>/.. : the parent folder
     ("name", ".", "plain folder name"),  # <run_dir> itself
     ("name", "a\\b", "plain folder name"),  # a separator elsewhere
@@ -94,6 +101,12 @@ BAD_VALUES = [  # (key, value, what the error says): each one used to pass, and 
 def test_every_value_is_checked_when_the_config_is_read(key: str, value: object, message: str) -> None:
     with pytest.raises(ConfigError, match=f"'{key}' .*{message}"):
         config_from_dict({key: value})
+
+
+def test_an_int_too_long_to_print_is_still_a_named_error() -> None:
+    """A resumed checkpoint's config may hold one; Python refuses to convert it to text."""
+    with pytest.raises(ConfigError, match="'total_steps' must be at most .*, got an int of 16610 bits"):
+        config_from_dict({"total_steps": 10**5000})
 
 
 def test_a_bad_eval_spec_stops_the_run_before_any_work(train: ModuleType, tmp_path: Path,

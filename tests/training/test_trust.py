@@ -198,10 +198,17 @@ def damaged(ckpt: dict, damage: str) -> None:
             state["exp_avg"] = torch.zeros(3)
     elif damage == "huge hidden":
         ckpt["config"]["hidden"] = [2**31]
+    elif damage == "sparse weight":
+        ckpt["policy"]["net.0.weight"] = ckpt["policy"]["net.0.weight"].to_sparse()
+    elif damage == "meta snapshot":
+        snapshot = ckpt["snapshots"][0]
+        snapshot["net.0.bias"] = torch.empty(snapshot["net.0.bias"].shape, device="meta")
+    elif damage == "str betas":  # Adam would fail only at its first step
+        ckpt["optimizer"]["param_groups"][0]["betas"] = "x"
 
 
 DAMAGES = ["no global_step", "no rng", "str update", "bad torch rng", "bad numpy rng", "bad snapshot",
-           "nan snapshot", "optimizer shapes", "huge hidden"]
+           "nan snapshot", "optimizer shapes", "huge hidden", "sparse weight", "meta snapshot", "str betas"]
 
 
 @pytest.mark.parametrize("damage", DAMAGES)

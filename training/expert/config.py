@@ -17,20 +17,19 @@ from pathlib import Path
 from typing import Any
 
 from agents.search.guided import LEAVES
-from training.config import (
+from training.config import ConfigError, knob, read_yaml, split_command_line
+from training.config_checks import (
     AT_LEAST_0,
     AT_LEAST_1,
-    ConfigError,
+    GAMES,
+    PROCESSES,
     above,
     between,
     bot_spec,
     folder_name,
     folder_path,
-    knob,
     one_of,
-    read_yaml,
     sizes,
-    split_command_line,
 )
 
 from .selfplay import TARGETS
@@ -95,7 +94,7 @@ class ExpertConfig:
     backend: str = knob("local", "'local': generate in this process; 'ray': as Ray tasks over the "
                         "chunks (same samples)", one_of(BACKENDS))
     workers: int = knob(1, "backend 'ray': CPUs of the local Ray instance started for the run (ignored "
-                        "with ray_address)", AT_LEAST_1)
+                        "with ray_address)", PROCESSES)
     ray_address: str = knob("", "backend 'ray': the address of a running Ray cluster to join "
                             "('HOST:PORT', 'ray://HOST:PORT' or 'auto'); '': start a local one", address)
     # --- the networks and the learner
@@ -114,15 +113,15 @@ class ExpertConfig:
                                 "0: all", AT_LEAST_0)
     replay: int = knob(4, "iterations whose samples the learner trains on (the replay window)", AT_LEAST_1)
     max_grad_norm: float = knob(1.0, "gradient norm clipping", above(0))
-    torch_threads: int = knob(1, "torch.set_num_threads for the learner", AT_LEAST_1)
+    torch_threads: int = knob(1, "torch.set_num_threads for the learner", PROCESSES)
     # --- evaluation and logs
     eval_every: int = knob(5, "iterations between evaluations of the network alone (also one at the "
                            "end; 0: only at the end)", AT_LEAST_0)
     eval_assist: str = knob("rules", "assist of the evaluated network ('ppo:<path>,assist=rules': obvious "
                             "moves by rule, no search)", one_of(EVAL_ASSISTS))
     eval_heuristic_games: int = knob(40, "matches against 'heuristic' per evaluation (duplicate pairs)",
-                                     AT_LEAST_0)
-    eval_pimc_games: int = knob(10, "matches against pimc per evaluation (duplicate pairs; slow)", AT_LEAST_0)
+                                     GAMES)
+    eval_pimc_games: int = knob(10, "matches against pimc per evaluation (duplicate pairs; slow)", GAMES)
     eval_pimc_spec: str = knob("pimc", "agent spec of the pimc evaluation opponent", bot_spec)
     progress: bool = knob(True, "show a tqdm progress bar")
     tensorboard: bool = knob(True, "write TensorBoard event files to the run folder")
