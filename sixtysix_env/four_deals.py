@@ -72,9 +72,10 @@ def fixed_four(
     once; the dealer's last listed card is the trump card. ``ValueError``
     names what is wrong."""
     dealer = check_seat(dealer, "dealer")
-    if len(as_list(hands, "hands")) != N_SEATS:
+    hand_lists = as_list(hands, "hands")  # read once: an iterator is consumed
+    if len(hand_lists) != N_SEATS:
         raise ValueError(f"hands must be four lists of {HAND} cards, got {hands!r}")
-    parsed = [parse_cards(h, f"hands[{i}]") for i, h in enumerate(as_list(hands, "hands"))]
+    parsed = [parse_cards(h, f"hands[{i}]") for i, h in enumerate(hand_lists)]
     for i, h in enumerate(parsed):
         if len(h) != HAND:
             raise ValueError(f"hands[{i}] has {len(h)} cards, expected {HAND}")
@@ -86,12 +87,14 @@ def fixed_four(
 
 
 def next_four(state: FourState, rng: int | random.Random | Any | None = None) -> FourState:
-    """The match's next deal: the deal passes to the left after every deal (F7)."""
+    """The match's next deal (F7.2): the deal passes to the left after a won
+    deal; a drawn deal is dealt again by the same dealer."""
     if state.result is None:
         raise ValueError("the deal is not over yet")
     if state.match_over:
         raise ValueError(f"the match is over: {state.match_scores}")
-    return deal_four(rng, (state.dealer + 1) & 3, state.match_scores, state.rules)
+    dealer = state.dealer if state.result.winner is None else (state.dealer + 1) & 3
+    return deal_four(rng, dealer, state.match_scores, state.rules)
 
 
 def _scores(match_scores: Any, rules: FourRules) -> list[int]:
