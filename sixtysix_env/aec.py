@@ -76,6 +76,8 @@ the same card sequence whatever happens in play (duplicate matches).
 first deal exactly (docs/rules.md section 7); every key is optional, but ``hands``
 and ``talon`` go together. Bad values raise ``ValueError``; an unknown key
 is ignored with a ``UserWarning`` (so PettingZoo's ``api_test`` passes as is).
+A refused ``reset`` changes nothing: the match in play and the seed stream
+stay as they were.
 ``reset()`` without a seed continues the stream of the last seed given
 (:class:`~sixtysix_env.seeding.SeedStream`, Gymnasium's rule). Once every
 agent is done, ``last()`` and ``step()`` raise
@@ -134,10 +136,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from .actions import CONTINUE, N_ACTIONS, IllegalActionError, describe_action
+from .actions import CONTINUE, N_ACTIONS, IllegalActionError, describe_action, to_int
 from .aec_order import EndCheckedAEC, NotResetError, OrderEnforcing, check_in_play
 from .cards import cards_of
-from .deals import deal, fixed_deal, next_deal
+from .deals import check_dealer, check_match_scores, deal, fixed_deal, next_deal
 from .engine import PLAYER_IDS, State
 from .episodes import REWARDS, check_episode
 from .infos import check_info_mode, flat_info, rich_info, rich_result
@@ -152,9 +154,11 @@ ILLEGAL = ("raise", "lose")
 OPTION_KEYS = frozenset({"dealer", "hands", "talon", "scores"})
 
 
-def first_deal(seed: int | str, options: dict[str, Any] | None, rules: Rules = GERMAN) -> State:
-    """Deal 0 of a match under ``rules``: from the seed, or fixed by ``reset``
-    options (docs/rules.md section 7; the preset's deck and hand size)."""
+def check_options(options: Any, rules: Rules = GERMAN, stacklevel: int = 2) -> dict[str, Any]:
+    """``reset`` options (docs/rules.md section 7) validated and read once: a new dict
+    of the known keys (``dealer`` 0/1 or None, ``scores`` two ints, ``hands`` and
+    ``talon`` card ids), so iterators and numpy arrays are read exactly once. Bad
+    values raise ``ValueError``; unknown keys are dropped with a ``UserWarning``."""
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
@@ -164,21 +168,36 @@ def first_deal(seed: int | str, options: dict[str, Any] | None, rules: Rules = G
         # A warning, not an error: PettingZoo's api_test resets with a foreign
         # option and must pass on env() as shipped; a typo still gets flagged.
         warnings.warn(
-            f"ignoring unknown reset option(s) {sorted(unknown)}; known: {sorted(OPTION_KEYS)}",
+            f"ignoring unknown reset option(s) {sorted(unknown, key=repr)}; known: {sorted(OPTION_KEYS)}",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel + 1,
         )
     if ("hands" in options) != ("talon" in options):
         raise ValueError("reset options 'hands' and 'talon' must be given together")
-    rng = deal_rng(seed, 0)
     dealer = options.get("dealer")
+    out: dict[str, Any] = {
+        "dealer": None if dealer is None else check_dealer(dealer),
+        "scores": check_match_scores(options.get("scores", (0, 0)), rules.match_target),
+    }
+    if "hands" in options:
+        s = fixed_deal(options["hands"], options["talon"], 0, out["scores"], rules)
+        out["hands"], out["talon"] = [cards_of(s.hands[0]), cards_of(s.hands[1])], list(s.talon)
+    return out
+
+
+def first_deal(seed: int | str, options: Any, rules: Rules = GERMAN) -> State:
+    """Deal 0 of a match under ``rules``: from the seed, or fixed by ``reset``
+    options (docs/rules.md section 7; the preset's deck and hand size; see
+    :func:`check_options`)."""
+    opts = check_options(options, rules, stacklevel=3)
+    rng = deal_rng(seed, 0)
+    dealer = opts["dealer"]
     if dealer is None:
         dealer = 1 if rng.random() < 0.5 else 0
-    scores = options.get("scores", (0, 0))
-    if "hands" in options:
-        return fixed_deal(options["hands"], options["talon"], dealer, scores, rules)
+    if "hands" in opts:
+        return fixed_deal(opts["hands"], opts["talon"], dealer, opts["scores"], rules)
     s = deal(rng, 0, rules=rules)  # the dealer does not change the cards; fixed_deal checks it, the scores
-    return fixed_deal([cards_of(s.hands[0]), cards_of(s.hands[1])], s.talon, dealer, scores, rules)
+    return fixed_deal([cards_of(s.hands[0]), cards_of(s.hands[1])], s.talon, dealer, opts["scores"], rules)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -267,16 +286,20 @@ class raw_env(EndCheckedAEC):
 
     # ------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[PLAYER_IDS[self._player(agent)]]
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
+        return self.action_spaces[PLAYER_IDS[self._player(agent)]]
 
     # ------------------------------------------------------------- reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a match (or one deal) from ``seed``; ``options`` fix the first deal."""
-        self._seed = self._seeds.next(seed)
-        self.game_state = first_deal(self._seed, options, self.rules)
+        # Nothing changes until the seed and options are known good: a refused reset
+        # leaves the env (its seed stream too) exactly as it was.
+        seeds = copy.deepcopy(self._seeds)
+        match_seed = seeds.next(seed)
+        state = first_deal(match_seed, options, self.rules)
+        self._seeds, self._seed, self.game_state = seeds, match_seed, state
         self._deal_index = 0
         self.agents = list(PLAYER_IDS)
         self.rewards = {a: 0.0 for a in PLAYER_IDS}
@@ -309,12 +332,12 @@ class raw_env(EndCheckedAEC):
 
     # ------------------------------------------------------------- stepping
     def step(self, action: int | None) -> None:
+        state = self._state()  # NotResetError before the first reset()
         check_in_play(self)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self._state()
         try:
             a = state.check_action(action)
         except IllegalActionError:
@@ -395,8 +418,8 @@ class raw_env(EndCheckedAEC):
                 return self._index[agent]
             except KeyError:
                 raise ValueError(f"unknown agent {agent!r}; agents are {list(PLAYER_IDS)}") from None
-        if agent in (0, 1) and not isinstance(agent, bool):
-            return int(agent)
+        if to_int(agent) in (0, 1):  # ints and numpy ints; never a bool or float
+            return to_int(agent)
         raise ValueError(f"unknown agent {agent!r}; agents are {list(PLAYER_IDS)}")
 
     def render(self) -> str | None:
@@ -413,4 +436,4 @@ class raw_env(EndCheckedAEC):
         pass
 
 
-__all__ = ["env", "first_deal", "raw_env"]
+__all__ = ["check_options", "env", "first_deal", "raw_env"]

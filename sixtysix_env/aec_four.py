@@ -21,12 +21,14 @@ the teams: ``episode="deal"`` pays ``+g``/``-g`` (the deal's game points,
 ``reset(seed)`` deals from the seed (deal ``k`` from ``deal_rng(seed, k)``;
 ``reset()`` continues the seed's stream, as in the two-player env);
 ``options={"dealer": d, "hands": [4 x 6 cards], "scores": [a, b]}`` fixes
-the first deal. ``render_mode="ansi"``/``"human"`` draw the table from
+the first deal (bad values: ``ValueError``; a refused ``reset`` changes
+nothing, the seed stream included). ``render_mode="ansi"``/``"human"`` draw the table from
 ``render_view`` (a seat's view, ``player_0`` by default) or ``"all"``.
 """
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -35,7 +37,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from .actions import N_ACTIONS
+from .actions import N_ACTIONS, to_int
 from .aec_order import EndCheckedAEC, NotResetError, check_in_play
 from .cards import N_CARDS
 from .engine import N_WINDOWS
@@ -168,15 +170,19 @@ class raw_env(EndCheckedAEC):
         self._deal_index = 0
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[FOUR_IDS[self._seat(agent)]]
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
+        return self.action_spaces[FOUR_IDS[self._seat(agent)]]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._seed = self._seeds.next(seed)
+        # Nothing changes until the seed and options are known good: a refused reset
+        # leaves the env (its seed stream too) exactly as it was.
+        seeds = copy.deepcopy(self._seeds)
+        match_seed = seeds.next(seed)
+        state = self._first_deal(match_seed, options)
+        self._seeds, self._seed, self.game_state = seeds, match_seed, state
         self._deal_index = 0
-        self.game_state = self._first_deal(options)
         self.agents = list(FOUR_IDS)
         self.rewards = {a: 0.0 for a in FOUR_IDS}
         self._cumulative_rewards = {a: 0.0 for a in FOUR_IDS}
@@ -187,14 +193,15 @@ class raw_env(EndCheckedAEC):
         if self.render_mode == "human":
             self.render()
 
-    def _first_deal(self, options: Any) -> FourState:
+    def _first_deal(self, seed: int, options: Any) -> FourState:
         options = {} if options is None else options
         if not isinstance(options, Mapping):
             raise ValueError(f"reset options must be a dict, got {options!r}")
         unknown = set(options) - OPTION_KEYS
         if unknown:
-            warnings.warn(f"ignoring unknown reset option(s) {sorted(unknown)}", UserWarning, stacklevel=3)
-        rng = deal_rng(self._seed, 0)
+            warnings.warn(f"ignoring unknown reset option(s) {sorted(unknown, key=repr)}", UserWarning,
+                          stacklevel=3)
+        rng = deal_rng(seed, 0)
         dealer = options.get("dealer")
         if dealer is None:
             dealer = rng.randrange(N_SEATS)
@@ -211,12 +218,12 @@ class raw_env(EndCheckedAEC):
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        state = self._state()  # NotResetError before the first reset()
         check_in_play(self)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self._state()
         state.check_action(action)  # IllegalActionError names the action and the legal ones
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in FOUR_IDS}
@@ -258,8 +265,8 @@ class raw_env(EndCheckedAEC):
     def _seat(self, agent: str | int) -> int:
         if isinstance(agent, str) and agent in self._index:
             return self._index[agent]
-        if agent in (0, 1, 2, 3) and not isinstance(agent, bool):
-            return int(agent)
+        if to_int(agent) in (0, 1, 2, 3):  # ints and numpy ints; never a bool or float
+            return to_int(agent)
         raise ValueError(f"unknown agent {agent!r}; agents are {list(FOUR_IDS)}")
 
     def render(self) -> str | None:

@@ -5,7 +5,10 @@ and its OrderEnforcingWrapper only warns on a ``step`` and ignores it: a loop
 that forgot to reset would train on nothing. Both AEC envs raise
 :class:`EpisodeOverError` there instead (a Gymnasium ``ResetNeeded``, like the
 Gymnasium wrapper's ``ResetNeededError``). Before the first ``reset()``,
-observing or rendering raises :class:`NotResetError`, also a ``ResetNeeded``.
+observing, rendering, stepping, ``last()`` or ``agent_iter()`` of a raw env
+raises :class:`NotResetError`, also a ``ResetNeeded`` (``env()``'s
+OrderEnforcingWrapper answers those before reset first, with its own
+``AssertionError``/``AttributeError``).
 """
 
 from __future__ import annotations
@@ -32,13 +35,25 @@ def check_in_play(env: AECEnv) -> None:
         raise EpisodeOverError(f"{name}: the episode is over (every agent is done); call reset()")
 
 
+def check_reset(env: AECEnv) -> None:
+    """:class:`NotResetError` unless ``env`` (a raw env with ``game_state``) has been reset."""
+    if getattr(env, "game_state", None) is None:
+        raise NotResetError(f"{env.metadata['name']}: call reset() first")
+
+
 class EndCheckedAEC(AECEnv):
-    """An ``AECEnv`` whose ``last()`` names the end of the episode (its ``step`` calls
-    :func:`check_in_play` itself)."""
+    """An ``AECEnv`` whose ``last()`` names the end of the episode and whose ``last()``
+    and ``agent_iter()`` raise :class:`NotResetError` before the first ``reset()`` (its
+    ``step`` makes both checks itself)."""
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        check_reset(self)
         check_in_play(self)
         return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        check_reset(self)
+        return super().agent_iter(max_iter)
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -55,4 +70,11 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         return super().last(observe)
 
 
-__all__ = ["EndCheckedAEC", "EpisodeOverError", "NotResetError", "OrderEnforcing", "check_in_play"]
+__all__ = [
+    "EndCheckedAEC",
+    "EpisodeOverError",
+    "NotResetError",
+    "OrderEnforcing",
+    "check_in_play",
+    "check_reset",
+]

@@ -25,7 +25,8 @@ from .variant_rules import RulesState, state_class
 from .variants import GERMAN, Rules, rules_from_spec
 
 
-def _check_dealer(dealer: Any) -> int:
+def check_dealer(dealer: Any) -> int:
+    """A dealer seat 0 or 1 as an int (numpy ints too; never a bool or float)."""
     if to_int(dealer) not in (0, 1):  # ints and numpy ints; never a bool or float
         raise ValueError(f"dealer must be 0 or 1, got {dealer!r}")
     return to_int(dealer)
@@ -99,7 +100,7 @@ def deal(
     ``rules``: a :class:`~sixtysix_env.variants.Rules` or spec string (German by default)."""
     rules = GERMAN if rules is None else rules_from_spec(rules)
     gen = make_rng(rng)
-    dealer = (1 if gen.random() < 0.5 else 0) if dealer is None else _check_dealer(dealer)
+    dealer = (1 if gen.random() < 0.5 else 0) if dealer is None else check_dealer(dealer)
     cards = list(rules.cards)
     gen.shuffle(cards)
     if type(cards[0]) is not int:  # an RNG that swapped in its own integer type
@@ -134,12 +135,13 @@ def fixed_deal(
     Schnapsen), a bad dealer, match score or rules spec.
     """
     rules = rules_from_spec(rules)
-    dealer = _check_dealer(dealer)
+    dealer = check_dealer(dealer)
     n = rules.hand_size
-    if len(as_list(hands, "hands")) != 2:
+    hand_lists = as_list(hands, "hands")  # read once: an iterator is consumed
+    if len(hand_lists) != 2:
         raise ValueError(f"hands must be two lists of {n} cards, got {hands!r}")
     parsed_hands = []
-    for p, hand in enumerate(as_list(hands, "hands")):
+    for p, hand in enumerate(hand_lists):
         cards = parse_cards(hand, f"hands[{p}]")
         if len(cards) != n:
             raise ValueError(f"hands[{p}] has {len(cards)} cards, expected {n}")
@@ -187,4 +189,13 @@ def next_deal(state: State, rng: int | random.Random | Any | None = None) -> Sta
     return deal(rng, next_dealer(state), state.match_scores, state.rules, next_bonus(state))
 
 
-__all__ = ["check_match_scores", "deal", "fixed_deal", "new_state", "next_bonus", "next_deal", "next_dealer"]
+__all__ = [
+    "check_dealer",
+    "check_match_scores",
+    "deal",
+    "fixed_deal",
+    "new_state",
+    "next_bonus",
+    "next_deal",
+    "next_dealer",
+]

@@ -46,6 +46,8 @@ during the opponent's moves are added to the step that led to them.
 random each episode) and the opponent's reset seed from ``self.np_random``;
 ``options`` fix the first deal as in docs/rules.md section 7. A seed is a
 non-negative int (numpy's too); anything else is the AEC env's ``ValueError``.
+Seed and options are checked before anything changes: a refused ``reset``
+leaves the env as it was (an episode in play plays on).
 
 ## Episode End
 
@@ -135,7 +137,7 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from .actions import N_ACTIONS, IllegalActionError, check_action, describe_action
-from .aec import raw_env
+from .aec import check_options, raw_env
 from .engine import PLAYER_IDS, WINDOW_NAMES
 from .infos import DEAL_KEYS
 from .knowledge import PlayerView
@@ -286,6 +288,9 @@ class SixtySixGymEnv(gymnasium.Env):
             seed = reset_seed(seed)
             if seed < 0:
                 raise ValueError(f"seed must be a non-negative int (Gymnasium's np_random), got {seed}")
+        # The options are checked (and read once) before anything changes: a refused
+        # reset leaves the env, its np_random and an episode in play exactly as they were.
+        options = check_options(options, self.rules)
         super().reset(seed=seed)
         self._stop("reset() did not finish")
         self._failure = None

@@ -128,26 +128,36 @@ class VectorEnv:
         """One action per table for its player to act; refreshes all arrays.
 
         Raises :class:`~sixtysix_env.actions.IllegalActionError` (a
-        ``ValueError``) naming the table if an action is illegal (the tables
-        before it have already moved).
+        ``ValueError``) naming the table if an action is illegal, and
+        ``ValueError`` for anything but ``num_envs`` actions; both before any
+        table moves, so a refused step changes nothing.
         """
-        acts = actions.tolist() if isinstance(actions, np.ndarray) else list(actions)
+        try:
+            if isinstance(actions, (str, bytes)):
+                raise TypeError
+            acts = list(actions.tolist() if isinstance(actions, np.ndarray) else actions)
+        except TypeError:
+            raise ValueError(f"actions must be a list or array of {self.num_envs} action ids, "
+                             f"got {actions!r:.80}") from None
         if len(acts) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions, got {len(acts)}")
+        states = self.states
+        checked = []
+        for i, a in enumerate(acts):  # every action is checked before any table moves
+            try:
+                checked.append(states[i].check_action(a))
+            except IllegalActionError as e:
+                raise IllegalActionError(f"table {i}: {e}", e.action, e.legal_mask) from None
         rewards = self.rewards
         rewards[:] = 0
         self.deal_done[:] = False
         self.match_done[:] = False
         self.match_winner[:] = -1
         self.match_value[:] = 0
-        states = self.states
         rules = self.rules
-        for i, a in enumerate(acts):
+        for i, a in enumerate(checked):
             s = states[i]
-            try:
-                s.apply_unchecked(s.check_action(a))
-            except IllegalActionError as e:
-                raise IllegalActionError(f"table {i}: {e}", e.action, e.legal_mask) from None
+            s.apply_unchecked(a)
             if s.window == OVER:
                 self.deal_done[i] = True
                 res = s.result

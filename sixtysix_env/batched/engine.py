@@ -82,8 +82,8 @@ from ..episodes import check_episode
 from ..scoring import DealResult
 from ..seeding import reset_seed
 from .deal import DeckPool, deal
-from .legal import action_tensor, check_actions, final_over_masks, legal_mask
-from .lookup import NOOP, normal_tensors
+from .legal import action_tensor, active_tensor, check_actions, final_over_masks, legal_mask
+from .lookup import NOOP, as_device, normal_tensors
 from .rules import UnsupportedRulesError, batched_rules
 from .score import end_deals
 from .state import STATE_NAMES, BatchedState, no_results
@@ -120,7 +120,7 @@ class BatchedEngine:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         check_episode(episode)
-        self.num_envs, self.device, self.episode = num_envs, torch.device(device), episode
+        self.num_envs, self.device, self.episode = num_envs, as_device(device), episode
         self.validate = validate
         self.now = BatchedState.finished(num_envs, self.device, episode)
         self.final_over = final_over_masks(self.now)  # legal masks of FINAL and OVER
@@ -223,8 +223,10 @@ class BatchedEngine:
         """Apply one action per table for its player to act (``active``: only
         those tables move; the others keep their state and report nothing).
 
-        With ``validate`` an illegal action raises ``ValueError`` naming the
-        tables, before any table moves. With ``autoreset`` finished deals are
+        Actions that are not ``num_envs`` integer ids, or an ``active`` that is
+        not ``num_envs`` bools, raise ``ValueError`` before any table moves; so
+        does, with ``validate``, an illegal action (an ``IllegalActionError``
+        naming the tables). With ``autoreset`` finished deals are
         followed by the next deal at once (see the module docstring), after
         ``before_reset(self)`` if given: it sees the finished deals in the OVER
         window, e.g. to observe them (``legal`` is not updated yet). Without
@@ -232,6 +234,7 @@ class BatchedEngine:
         """
         a = action_tensor(actions, self.num_envs, self.device)
         if active is not None:
+            active = active_tensor(active, self.num_envs, self.device)
             a = torch.where(active, a, NOOP)
         if self.validate:
             check_actions(self.now, self.legal, a, active)

@@ -6,7 +6,16 @@ from typing import Any
 
 import torch
 
-from ..actions import CLOSE, CONTINUE, DECLARE, EXCHANGE, N_ACTIONS, action_name, actions_of
+from ..actions import (
+    CLOSE,
+    CONTINUE,
+    DECLARE,
+    EXCHANGE,
+    N_ACTIONS,
+    IllegalActionError,
+    action_name,
+    actions_of,
+)
 from ..engine import WINDOW_NAMES
 from .lookup import FINAL_MASK
 from .state import BatchedState
@@ -69,8 +78,23 @@ def action_tensor(actions: Any, num_envs: int, device: torch.device) -> torch.Te
     return a.to(device=device, dtype=torch.int64)
 
 
+def active_tensor(active: Any, num_envs: int, device: torch.device) -> torch.Tensor:
+    """``active`` (the tables that move) as a bool tensor of shape ``(num_envs,)`` on
+    ``device`` (a tensor, numpy array or list of bools); anything else is a ``ValueError``."""
+    try:
+        m = torch.as_tensor(active)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"active must be {num_envs} bools, got {active!r:.80}") from None
+    if m.dtype != torch.bool:
+        raise ValueError(f"active must be a bool mask, got dtype {m.dtype}")
+    if m.shape != (num_envs,):
+        raise ValueError(f"expected active of shape ({num_envs},), got {tuple(m.shape)}")
+    return m.to(device=device)
+
+
 def check_actions(s: BatchedState, legal: torch.Tensor, a: torch.Tensor, active: torch.Tensor | None) -> None:
-    """Raise ``ValueError`` naming the tables where ``a`` is not in ``legal`` (the masks of
+    """Raise :class:`~sixtysix_env.actions.IllegalActionError` (a ``ValueError``) naming
+    the tables where ``a`` is not in ``legal`` (the masks of
     :func:`legal_mask`; ``active``: only those tables count)."""
     inside = (a >= 0) & (a < N_ACTIONS)
     ok = inside & (((legal >> (a * inside)) & 1) == 1)
@@ -86,7 +110,9 @@ def check_actions(s: BatchedState, legal: torch.Tensor, a: torch.Tensor, active:
     except ValueError:
         what = str(act)
     names = ", ".join(f"{x} ({action_name(x)})" for x in actions_of(legal_i))
-    raise ValueError(
+    raise IllegalActionError(
         f"illegal action at {len(bad)} table(s) {bad[:8]}; table {i}: {what} for "
-        f"player_{int(s.to_act[i])} in the {WINDOW_NAMES[int(s.window[i])]} window; legal: {names}"
+        f"player_{int(s.to_act[i])} in the {WINDOW_NAMES[int(s.window[i])]} window; legal: {names}",
+        act,
+        legal_i,
     )

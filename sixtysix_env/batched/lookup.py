@@ -16,6 +16,19 @@ from ..cards import HIGHER, KQ, N_CARDS, POINTS, SUIT_MASKS
 from ..engine import CLOSE_RESPONSE, DRAW, FINAL, FOLLOW, HAND_SIZE, LEAD, N_WINDOWS, OVER, TALON_SIZE
 from ..scoring import MARRIAGE_POINTS
 
+
+def as_device(device: object) -> torch.device:
+    """``device`` (a string or ``torch.device``) as a ``torch.device`` that exists here;
+    anything else, or a CUDA device without CUDA, is a ``ValueError``."""
+    try:
+        dev = torch.device(device)  # type: ignore[call-overload]
+    except (RuntimeError, TypeError, ValueError):
+        raise ValueError(f"device must be a torch device such as 'cpu' or 'cuda', got {device!r}") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r}: CUDA is not available here")
+    return dev
+
+
 # Tensors that steps update in place are created outside inference mode, so an
 # engine made inside ``torch.inference_mode()`` can still be stepped outside it.
 normal_tensors = torch.inference_mode(False)

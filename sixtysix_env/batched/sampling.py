@@ -26,8 +26,13 @@ def sample_masked(
     Sampling inverts the cumulative distribution with one uniform number per
     row: several times faster on CPU than ``torch.multinomial``, and never an
     illegal action (an action of probability 0 adds nothing to the cumulative sum).
-    A NaN or infinite logit of a legal action is a :class:`NonFiniteLogitsError`.
+    A NaN or infinite logit of a legal action is a :class:`NonFiniteLogitsError`;
+    float logits and a bool mask of another shape are a ``ValueError``.
     """
+    if not logits.dtype.is_floating_point or masks.dtype != torch.bool or logits.dim() != 2 \
+            or masks.shape != logits.shape:
+        raise ValueError(f"sample_masked needs float logits and a bool mask of the same (N, A) shape, got "
+                         f"{tuple(logits.shape)} {logits.dtype} and {tuple(masks.shape)} {masks.dtype}")
     if bool((masks & ~torch.isfinite(logits)).any()):
         rows = int((masks & ~torch.isfinite(logits)).any(1).sum())
         raise NonFiniteLogitsError(f"the policy's logits hold NaN or infinite values for legal actions "
@@ -46,7 +51,10 @@ def sample_masked(
 def random_actions(legal: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
     """A uniformly random legal action per table from int64 legal bitmasks
     (``NOOP`` where none is legal): one random number r per table picks the
-    r-th set bit, found in the low or high 16 bits with two lookup tables."""
+    r-th set bit, found in the low or high 16 bits with two lookup tables.
+    Masks of another dtype are a ``ValueError``."""
+    if legal.dtype != torch.int64:
+        raise ValueError(f"random_actions needs int64 legal bitmasks, got dtype {legal.dtype}")
     rt = _random_tables(legal.device)
     low, high = legal & 0xFFFF, legal >> 16
     in_low = rt.popcount.index_select(0, low)

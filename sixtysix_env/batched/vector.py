@@ -52,6 +52,13 @@ signed game points of the deal that ended; tables where a deal ended);
 dict with ``dict_obs``) and ``"final_info"`` (``"seat"`` and
 ``"deal_points"`` of the finished episode); tables whose episode ended.
 
+Protocol: ``step`` before ``reset`` raises
+:class:`~sixtysix_env.gym_env.ResetNeededError` (a ``RuntimeError``); bad
+actions raise ``ValueError`` before any table moves. An opponent that raises
+or returns bad actions raises :class:`~sixtysix_env.gym_env.OpponentError`
+(its error chained) after the learner's move, and the env then refuses to
+step (``ResetNeededError``) until ``reset``.
+
 Arrays: torch tensors on ``device`` (the default, for on-device training), or
 numpy arrays with ``arrays="numpy"``, the form gymnasium's own vector wrappers
 (``RecordEpisodeStatistics``, ``NormalizeReward``, ``DictInfoToList``...)
@@ -72,11 +79,12 @@ from gymnasium.vector.utils import batch_space
 
 from ..actions import N_ACTIONS
 from ..episodes import EPISODES, REWARDS
+from ..gym_env import OpponentError, ResetNeededError
 from ..observation import FULL_OBS_SIZE, OBS_HIGH, OBS_LOW, OBS_SIZE
 from ..seeding import reset_seed
 from .engine import BatchedEngine
 from .legal import action_tensor
-from .lookup import normal_tensors
+from .lookup import as_device, normal_tensors
 from .observe import masks_of, observe
 from .rules import batched_rules
 from .sampling import random_actions, sample_masked
@@ -185,16 +193,19 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         rules: Any = None,
     ) -> None:
         batched_rules(rules)  # before anything is built: UnsupportedRulesError for other presets
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if arrays not in ARRAYS:
             raise ValueError(f"arrays must be one of {ARRAYS}, got {arrays!r}")
         if episode not in EPISODES:
             raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
         if reward not in REWARDS or (reward == "match" and episode != "match"):
             raise ValueError(f"reward must be one of {REWARDS} ('match' needs episode='match'): {reward!r}")
-        if learner_seat not in (0, 1, "random"):
+        if isinstance(learner_seat, bool) or not (learner_seat == "random" or type(learner_seat) is int
+                                                  and learner_seat in (0, 1)):
             raise ValueError(f"learner_seat must be 0, 1 or 'random', got {learner_seat!r}")
         self.num_envs = num_envs
-        self.device = torch.device(device)
+        self.device = as_device(device)
         self.episode = episode
         self.reward_mode = reward
         self.learner_seat = learner_seat
@@ -223,7 +234,9 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
                                     rules=rules)
         self.seat = torch.zeros(num_envs, dtype=torch.int64, device=self.device)
         self._seed = seed
+        self._failure: BaseException | None = None
         self._ready = False  # step() before reset() has no learner to act
+        self._stop_reason = "no episode has started"
 
     # ----------------------------------------------------------------- API
     def reset(
@@ -232,9 +245,10 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         """New episodes at every table; ``seed`` fixes the deals, the learner's
         seats and the random opponent's choices. ``options`` are not supported."""
         if options:
-            raise ValueError(f"reset options are not supported by the batched env: {sorted(options)}")
+            raise ValueError(f"reset options are not supported by the batched env: {options!r:.80}")
         if seed is not None:
             self._seed = reset_seed(seed)
+        self._stop("reset() did not finish")
         if self._seed is None:
             self.generator.seed()
         else:
@@ -245,13 +259,13 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         rewards = torch.zeros(self.num_envs, dtype=torch.float32, device=self.device)
         ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
         obs = self._play_opponent(rewards, ended, None)
-        self._ready = True
+        self._ready, self._failure = True, None
         return self._export((self._output(obs), self._infos(obs, ended, None, None, None, None)))
 
     def step(self, actions: Any) -> tuple[Any, torch.Tensor, torch.Tensor, torch.Tensor, dict[str, Any]]:
         """One action per table for the learner (who is to act at every table)."""
         if not self._ready:
-            raise RuntimeError("call reset() before step()")
+            raise ResetNeededError(f"{self._stop_reason}; call reset() before step()") from self._failure
         a = action_tensor(actions, self.num_envs, self.device)
         rewards = torch.zeros(self.num_envs, dtype=torch.float32, device=self.device)
         ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
@@ -270,6 +284,10 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         self.closed = True
 
     # ------------------------------------------------------------- internals
+    def _stop(self, reason: str, failure: BaseException | None = None) -> None:
+        """No step until ``reset``: :class:`ResetNeededError` with ``reason`` (chained from ``failure``)."""
+        self._ready, self._stop_reason, self._failure = False, reason, failure
+
     def _draw_seats(self, rows: torch.Tensor) -> None:
         if self.learner_seat == "random":
             coin = torch.randint(0, 2, (self.num_envs,), device=self.device, generator=self.generator)
@@ -312,10 +330,15 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
                 return observe(eng)
             if self.opponent is None:
                 actions = random_actions(eng.legal, self.generator)
-            else:
+                self._move(actions, pending, rewards, ended, final, points, dealt)
+                continue
+            try:
                 obs = observe(eng)
-                actions = self.opponent(obs, masks_of(obs))
-            self._move(actions, pending, rewards, ended, final, points, dealt)
+                self._move(self.opponent(obs, masks_of(obs)), pending, rewards, ended, final, points, dealt)
+            except Exception as e:  # the learner has moved, the opponent has not: no step until reset
+                error = OpponentError(f"the opponent {self.opponent!r:.60} failed: {type(e).__name__}: {e}")
+                self._stop(str(error), error)
+                raise error from e
 
     def _output(self, obs: torch.Tensor) -> Any:
         if self.dict_obs:
