@@ -3,6 +3,8 @@ distributions over the legal moves and the engine's deal results, deterministic 
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from helpers import UniformPlayer
@@ -117,6 +119,19 @@ class ValuesPlayer:
 
     def make(self, net, seed, settings):
         return ValuesSearch()
+
+
+def test_sample_files_that_are_no_files_of_rows_are_named_without_blocking(tmp_path):
+    path = tmp_path / "cut.npz"
+    path.write_bytes(b"PK\x03\x04 not a whole zip")
+    with pytest.raises(SampleError, match="cut.npz cannot be read"):
+        Samples.load(path)
+    fifo = tmp_path / "fifo.npz"
+    os.mkfifo(fifo)  # opened for reading it would block until a writer came
+    with pytest.raises(SampleError, match="fifo.npz cannot be read"):
+        Samples.load(fifo)
+    with pytest.raises(SampleError, match="cannot be read"):
+        Samples.load(tmp_path)
 
 
 def test_the_policy_target_is_the_softmax_of_the_searchs_values_not_its_prior_policy():

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import io
 import random
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -37,6 +38,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from agents.arena.inputs import open_regular
 from agents.checkpoint import write_atomic
 from agents.nets import PolicyNet, ValueNet
 from agents.search.guided import CRITIC
@@ -47,6 +49,8 @@ from sixtysix_env.knowledge import view
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE, encode, encode_full, mask_to_array
 from sixtysix_env.seeding import derive_seed
 from sixtysix_env.variants import GERMAN
+
+MAX_SAMPLE_BYTES = 1 << 36  # one iteration's rows; a fifo or a device is refused without blocking
 
 VALUES, IMPROVED = "values", "improved"
 TARGETS = (VALUES, IMPROVED)  # the policy targets: softmax(values / t), softmax(log pi + values / t)
@@ -158,9 +162,9 @@ class Samples:
         """Rows written by :meth:`save`, checked (shapes, dtypes, finite, targets that are
         distributions over legal moves); a :class:`SampleError` naming the file otherwise."""
         try:
-            with np.load(path, allow_pickle=False) as z:
+            with open_regular(path, MAX_SAMPLE_BYTES) as raw, np.load(raw, allow_pickle=False) as z:
                 data = {f.name: z[f.name] for f in fields(cls)}
-        except (OSError, KeyError, ValueError, EOFError) as e:
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
             raise SampleError(f"sample file {path} cannot be read: {str(e)[:200]}") from None
         samples = cls(**data)
         samples.check(str(path))
