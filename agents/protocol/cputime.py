@@ -95,9 +95,10 @@ class TreeCpu:
         # An ended process was charged while it was seen: what its nearest live ancestor's cutime
         # gained for it (a wait) is taken back, up to that charge.
         charged: dict[Key, int] = {}
+        keys = {key[0]: key for key in before}
         for key, s in before.items():
             if key not in now:
-                holder = self._live_ancestor(s.ppid, before, now)
+                holder = self._live_ancestor(s.ppid, keys, before, now)
                 if holder is not None:
                     charged[holder] = charged.get(holder, 0) + s.own + s.kids
         for holder, ticks in charged.items():
@@ -107,9 +108,10 @@ class TreeCpu:
         return self.seconds
 
     @staticmethod
-    def _live_ancestor(ppid: int, before: dict[Key, Seen], now: dict[Key, Seen]) -> Key | None:
-        """The nearest ancestor seen at both samples, through ancestors that ended in between."""
-        keys = {key[0]: key for key in before}
+    def _live_ancestor(ppid: int, keys: dict[int, Key], before: dict[Key, Seen],
+                       now: dict[Key, Seen]) -> Key | None:
+        """The nearest ancestor seen at both samples, through ancestors that ended in between
+        (``keys``: the processes of ``before`` by pid)."""
         for _ in range(len(before)):
             key = keys.get(ppid)
             if key is None:
