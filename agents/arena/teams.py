@@ -7,6 +7,11 @@ the cards' luck cancels. The summary is team A's net game points per deal
 (A's points minus B's) with a cluster t interval over duplicate pairs, the
 statistic of a two-player pairing's "A pts/deal". Each duplicate pair is one
 ``"team"`` line of the results file (:mod:`.records`), so a killed run resumes.
+A line records the deal's card seed and dealer and both plays' actions; a
+resume counts it only when the seed is the run's and the actions replay to
+its results (:func:`~agents.arena.verify.team_line_problem`), as for
+two-player games: any other line (forged, hand-edited, or from before lines
+had moves) is skipped with a warning and its deal played again.
 The four-player game has its own rules (docs/rules-four.md), so ``rules``
 stays German here, and the options that need the two-player referee
 (time limits, workers, SPRT, sandbox; ``--no-duplicate``: a team match is
@@ -21,13 +26,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.four import make_four_agent
-from agents.four.match import DealResult, duplicate_deals
+from agents.four.match import DuplicateDeal, duplicate_plays
 
 from .lines import TEAM, TEAM_KEY
 from .options import ArenaOptions, OptionError
-from .records import open_results, recorded_seed
-from .schedule import secret_seed
+from .records import Warn, open_results, recorded_seed
+from .schedule import derive, secret_seed
 from .stats import ratio_interval
+from .verify import team_line_problem
 
 TEAM_SIZE = 4  # players at a team match's table
 
@@ -102,8 +108,29 @@ def team_stats(teams: list[str], lines: list[dict[str, Any]]) -> TeamStats:
     return st
 
 
-def team_line(index: int, pair: tuple[DealResult, DealResult]) -> dict[str, Any]:
-    return {"type": TEAM, "index": index, "results": [list(pair[0]), list(pair[1])]}
+def team_line(deal: DuplicateDeal) -> dict[str, Any]:
+    """A duplicate pair's results line: enough to replay both plays through the engine."""
+    return {"type": TEAM, "index": deal.index, "seed": deal.seed, "dealer": deal.dealer,
+            "results": [list(r) for r in deal.pair], "actions": [p.actions for p in deal.plays]}
+
+
+def verified_lines(path: str, lines: list[dict[str, Any]], games: int, master: int
+                   ) -> dict[int, dict[str, Any]]:
+    """The recorded team lines of this run by index (the last good line of each). A line whose
+    seed is not the run's or whose moves do not give its results is skipped with a warning, and
+    its deal played again; lines past ``games`` (a longer run's) stay in the file, uncounted."""
+    done = {}
+    warn = Warn(path)
+    for line in lines:
+        k = line["index"]
+        if k >= games:
+            continue
+        if (why := team_line_problem(line, master)) is not None:
+            warn(f" team deal {k} {why}; it is played again")
+            continue
+        done[k] = line
+    warn.done("team deals that do not match the schedule or their moves")
+    return done
 
 
 def team_match(teams: list[str], *, options: ArenaOptions | None = None, **fields: Any) -> TeamStats:
@@ -118,16 +145,17 @@ def team_match(teams: list[str], *, options: ArenaOptions | None = None, **field
     writer = None
     if opts.results_path is not None:
         lines, writer = open_results(opts.results_path, team_config(list(teams), opts), opts.resume)
-        done = {line["index"]: line for line in lines if line["index"] < opts.games}
+        done = verified_lines(opts.results_path, lines, opts.games, opts.seed)
     try:
-        for k, pair in duplicate_deals(teams, opts.games, opts.seed, skip=done):
-            done[k] = team_line(k, pair)
+        for deal in duplicate_plays(teams, opts.games, opts.seed, skip=done, derive=derive):
+            done[deal.index] = team_line(deal)
             if writer is not None:
-                writer.write(done[k])
+                writer.write(done[deal.index])
     finally:
         if writer is not None:
             writer.close()
     return team_stats(list(teams), [done[k] for k in sorted(done)])
 
 
-__all__ = ["TEAM_SIZE", "TeamStats", "check_team_options", "team_match", "team_stats"]
+__all__ = ["TEAM_SIZE", "TeamStats", "check_team_options", "team_line", "team_match", "team_stats",
+           "verified_lines"]
