@@ -1,4 +1,4 @@
-"""Move time: what a per-move limit means, how a move is measured, and the alarms that stop it.
+"""Move time: what a per-move limit means, how a move is measured, and how a bot is stopped.
 
 ``clock`` chooses what ``move_time`` limits. ``"wall"``: the bot's ``act``
 call is timed with ``time.perf_counter``. ``"cpu"``: the bot's own CPU time
@@ -6,25 +6,56 @@ is, so a busy machine slows a bot down without making it lose on time: an
 in-process bot's is this process's CPU time during ``act``
 (``time.process_time``: its threads included); a bot with a ``cpu_time()``
 method (an external bot: its whole process tree) is measured by it, from the
-end of its previous move (thinking between moves counts). A CPU-timed move
-also has a wall-clock cap (:func:`wall_cap`: 30 times the limit plus 2 s), so a bot that sleeps cannot
-hang a game. :mod:`agents.play` forfeits a move over its limit when it
-returns, and on Unix, from the main thread, a wall-clock timer (``SIGALRM``)
-interrupts a bot still thinking at the deadline with :class:`MoveTimeout`;
-for a CPU-timed move the alarm reads the CPU clock and looks again until
-the CPU limit or the wall cap is reached (never a CPU-time timer: see
-:func:`alarms`).
+end of its previous move (thinking between moves counts), never by this
+process's clock: waiting for its reply costs it nothing. A CPU-timed move
+also has a wall-clock cap (:func:`wall_cap`: 30 times the limit plus 2 s),
+so a bot that sleeps cannot hang a game; a move stopped there says so
+("no move within ...s of wall time (the cap ...)"), not "used its CPU time".
+
+:mod:`agents.play` forfeits a move over its limit when it returns. On Unix,
+from the main thread, a wall-clock timer (``SIGALRM``, never a CPU-time
+one: see :func:`alarms`) also stops a bot still thinking at the deadline:
+
+- an in-process bot under the CPU clock: the alarm reads this process's CPU
+  clock and looks again until the CPU limit or the wall cap is reached;
+- a bot with its own meter under the CPU clock enforces both itself (an
+  external bot's reply loop reads its process tree's CPU time, see
+  :mod:`agents.external`); the alarm is only a backstop, :data:`BACKSTOP`
+  seconds after the wall cap, with the wall-cap message.
+
+A due alarm raises :class:`MoveTimeout` only at a safe point
+(:func:`safe_point`): inside the move, and with no frame on the way there
+that runs for the process rather than for the bot's search: the import
+system (a module interrupted mid-import would be half-initialised for the
+next game), a finalizer (``__del__``, a weakref callback,
+``weakref.finalize``: Python would swallow the timeout and report it through
+``sys.unraisablehook``), a hook the interpreter calls (``sys.unraisablehook``,
+``gc.callbacks``) or a test runner's code. Elsewhere it looks again
+:data:`RETRY` seconds later, and goes on doing so after raising, so a
+timeout a bot swallows comes back. A bot stuck in a plain Python loop is
+thus stopped within milliseconds of its limit; one stuck inside an import or
+a finalizer is stopped when it leaves it, as code stuck in a long C call is
+caught when it returns. The built-in search bots
+(:class:`~agents.search.budget.Anytime`) check their own deadline, well
+before the limit, and never need the alarm.
 """
 
 from __future__ import annotations
 
+import _weakrefset
 import contextlib
+import importlib
+import inspect
 import math
+import os
 import signal
+import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from types import CodeType, FrameType
 from typing import Any
 
 from .base import Agent
@@ -72,7 +103,7 @@ def seat_move_times(move_time: Any) -> tuple[float | None, float | None]:
 
 
 class MoveTimeout(BaseException):
-    """Raised inside a bot's ``act`` by the move-time alarm; ``cpu``: by the CPU-time one."""
+    """Raised inside a bot's ``act`` by the move-time alarm; ``cpu``: for its CPU time."""
 
     def __init__(self, cpu: bool = False) -> None:
         super().__init__()
@@ -83,31 +114,102 @@ class MoveTimeout(BaseException):
 # returned) is then ignored instead of escaping from play_game; the measured
 # time still forfeits that move.
 _ARMED = [False]
-# The armed move: its limit and where its CPU and wall clocks started (read by the alarm).
+# The armed move: its limit, where its CPU and wall clocks started, whether the bot has its own
+# CPU meter, and the code of the call that holds the move (read by the alarm).
 _MOVE: dict[str, Any] = {}
 CHECK_MIN = 0.001  # a CPU-timed move's alarm looks again at least this much wall time later
-RETRY = 0.01  # a timeout Python swallowed (raised inside a weakref callback or __del__) is raised again
+RETRY = 0.005  # a due timeout with no safe point, or one a bot swallowed, is tried again this much later
+BACKSTOP = 1.0  # seconds after its wall cap the alarm stops a bot with its own CPU meter
 
 
-def _on_alarm(signum: int, frame: object) -> None:  # SIGALRM
-    """Stop a move past its limit; for a CPU-timed move, first read the CPU clock and, if time is
-    left, look again when it could at the earliest run out (CPU time never outruns wall time in one
-    thread). The timer stays set after raising, so a swallowed timeout comes back."""
+def _on_alarm(signum: int, frame: FrameType | None) -> None:  # SIGALRM
+    """Stop a move past its limit, at a safe point; elsewhere (and after raising) look again soon."""
     if not _ARMED[0]:
         return
+    by_cpu = _due()
+    if by_cpu is None:
+        return
+    signal.setitimer(signal.ITIMER_REAL, RETRY)
+    if safe_point(frame, _MOVE["entry"]):
+        raise MoveTimeout(cpu=by_cpu)
+
+
+def _due() -> bool | None:
+    """Whether the armed move is over its limit: None if not (the alarm is set again for when it
+    could be, at the earliest: CPU time never outruns wall time in one thread), else whether by CPU."""
     limit: Limit = _MOVE["limit"]
     assert limit.seconds is not None
-    cpu = False
-    if limit.cpu:
-        used = time.process_time() - _MOVE["cpu"]
-        wall = time.perf_counter() - _MOVE["wall"]
-        cap = wall_cap(limit.seconds)
-        if used < limit.seconds and wall < cap:
-            signal.setitimer(signal.ITIMER_REAL, max(min(limit.seconds - used, cap - wall), CHECK_MIN))
-            return
-        cpu = used >= limit.seconds
-    signal.setitimer(signal.ITIMER_REAL, RETRY)
-    raise MoveTimeout(cpu=cpu)
+    if not limit.cpu:
+        return False
+    wall = time.perf_counter() - _MOVE["wall"]
+    cap = wall_cap(limit.seconds)
+    if _MOVE["own"]:  # its own meter keeps its CPU limit and the cap: this is the backstop
+        left = cap + BACKSTOP - wall
+        if left > 0:
+            signal.setitimer(signal.ITIMER_REAL, max(left, CHECK_MIN))
+            return None
+        return False
+    used = time.process_time() - _MOVE["cpu"]
+    if used < limit.seconds and wall < cap:
+        signal.setitimer(signal.ITIMER_REAL, max(min(limit.seconds - used, cap - wall), CHECK_MIN))
+        return None
+    return used >= limit.seconds
+
+
+def safe_point(frame: FrameType | None, entry: CodeType | None) -> bool:
+    """Whether a timeout may be raised in ``frame``: it runs inside the move (at or below a frame
+    of ``entry``; None: anywhere), and no frame on the way is the import system, a finalizer or a hook."""
+    f = frame
+    while f is not None:
+        if f.f_code is entry:
+            return True
+        if _for_the_process(f):
+            return False
+        f = f.f_back
+    return entry is None
+
+
+_FINALIZERS = frozenset({"__del__"})
+_IMPORT_FILES = ("<frozen importlib", "<frozen zipimport")
+_HOOK_MODULES = ("_pytest", "pluggy")  # a test runner's hooks (sys.unraisablehook, ...)
+_STDLIB_FINALIZERS = frozenset({weakref.__file__, _weakrefset.__file__})  # finalize, WeakSet callbacks
+_IMPORTLIB_DIR = os.path.dirname(importlib.__file__) + os.sep
+
+
+def _for_the_process(f: FrameType) -> bool:
+    """A frame running for the process rather than for the bot: imports, finalizers, hooks."""
+    code = f.f_code
+    return (code.co_name in _FINALIZERS or _system_file(code.co_filename)
+            or bool(code.co_argcount or code.co_flags & inspect.CO_VARARGS) and _called_back(f, code))
+
+
+def _system_file(name: str) -> bool:
+    """The import system's code, the standard library's finalizers, a test runner's hooks."""
+    if name.startswith(_IMPORT_FILES) or name.startswith(_IMPORTLIB_DIR) or name in _STDLIB_FINALIZERS:
+        return True
+    for mod in _HOOK_MODULES:
+        path = getattr(sys.modules.get(mod), "__file__", None)
+        if path and name.startswith(os.path.dirname(path) + os.sep):
+            return True
+    return False
+
+
+def _called_back(f: FrameType, code: CodeType) -> bool:
+    """A function the interpreter calls back, told by its arguments: a weakref callback (a dead
+    reference), ``sys.unraisablehook`` (its arguments object), a ``gc.callbacks`` entry."""
+    local, n = f.f_locals, code.co_argcount
+    args: list[Any] = [local.get(name) for name in code.co_varnames[:n]]
+    if code.co_flags & inspect.CO_VARARGS:  # callback(*args)
+        extra = local.get(code.co_varnames[n + code.co_kwonlyargcount])
+        args += list(extra) if type(extra) is tuple else []
+    for a in args:  # by type only: a bot's objects may have hostile __class__ or __eq__
+        kind = type(a)
+        if issubclass(kind, weakref.ReferenceType) and weakref.ReferenceType.__call__(a) is None:
+            return True
+        if type(kind) is type and kind.__name__ == "UnraisableHookArgs" and kind.__module__ == "builtins":
+            return True  # sys.unraisablehook's argument (its type is not public)
+    return (len(args) >= 2 and type(args[-2]) is str and args[-2] in ("start", "stop")
+            and type(args[-1]) is dict and "generation" in args[-1])
 
 
 def _can_alarm() -> bool:
@@ -210,12 +312,15 @@ def alarms(limit: Limit) -> Iterator[bool]:
             signal.setitimer(signal.ITIMER_REAL, max(delay - (time.monotonic() - started), 1e-3), interval)
 
 
-def arm(limit: Limit) -> None:
-    """Set the move's alarm: at its limit (a CPU-timed move's alarm then reads the CPU clock)."""
+def arm(limit: Limit, own_meter: bool = False, entry: CodeType | None = None) -> None:
+    """Set the move's alarm: at its limit, or for a bot with its own CPU meter under the CPU clock
+    at the backstop. ``entry``: the code of the call holding the move (the alarm raises below it)."""
     assert limit.seconds is not None
-    _MOVE.update(limit=limit, cpu=time.process_time(), wall=time.perf_counter())
+    _MOVE.update(limit=limit, cpu=time.process_time(), wall=time.perf_counter(), own=own_meter and limit.cpu,
+                 entry=entry)
     _ARMED[0] = True
-    signal.setitimer(signal.ITIMER_REAL, limit.seconds)
+    first = wall_cap(limit.seconds) + BACKSTOP if own_meter and limit.cpu else limit.seconds
+    signal.setitimer(signal.ITIMER_REAL, first)
 
 
 def disarm(limit: Limit, alarm: bool) -> None:

@@ -20,13 +20,16 @@ bots (:class:`~agents.search.budget.Anytime`) then budget by the same clock.
 A move over its limit is forfeited when it returns; on Unix, from the main
 thread (as in arena worker processes), an alarm also interrupts a bot still
 thinking at the deadline with :class:`~agents.movetime.MoveTimeout`, a
-``BaseException``, so a bot's ``except Exception`` cannot swallow it (code
-that never returns to the interpreter, a long C call, is only caught when it
-returns). Python's cyclic garbage collector is paused during a move
-(``agents.search.budget.gc_paused``): a full collection over another bot's
-tables could take tens of milliseconds, charged to whoever moved. Timeouts
-depend on machine load, so runs with a ``move_time`` are reproducible only
-as long as no bot comes near its limit.
+``BaseException``, so a bot's ``except Exception`` cannot swallow it. It is
+raised only at a safe point: in the bot's own code, never inside an import,
+a finalizer or an interpreter hook (code stuck there, or in a long C call,
+is caught when it leaves). An external bot under the CPU clock is charged
+its own process tree's CPU time, never the arena's; its wall cap bounds
+waiting, with its own message. Python's cyclic garbage collector is paused
+during a move (``agents.search.budget.gc_paused``): a full collection over
+another bot's tables could take tens of milliseconds, charged to whoever
+moved. Timeouts depend on machine load, so runs with a ``move_time`` are
+reproducible only as long as no bot comes near its limit.
 
 Bots cannot hurt the game or the caller through what they are given: each
 move builds a new view for the bot (the loop keeps its own legal mask), a
@@ -118,6 +121,8 @@ def decide(agent: Agent, v: PlayerView, state: State) -> int:
         return agent.act(v, state=copy.deepcopy(state))  # type: ignore[call-arg]
     return agent.act(v)
 
+
+_DECIDE = decide.__code__  # the call holding a move: the alarm raises only below it (agents.movetime)
 
 Hook = Callable[[State, PlayerView], "int | None"]
 
@@ -272,12 +277,12 @@ def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limi
             try:
                 try:
                     if alarm:
-                        arm(limit)
+                        arm(limit, meters.own[seat] is not None, _DECIDE)
                     action = decide(agent, v, raw.game_state)
                 finally:
                     disarm(limit, alarm)
             except MoveTimeout as e:
-                disarm(limit, alarm)  # again: a timeout raised as the move returned, before that disarm
+                disarm(limit, alarm)  # again: a timeout a bot swallowed once may come back until then
                 rec.lose_by_forfeit(seat, TIMEOUT, timeout_text(limit, e.cpu), _scores(raw))
                 return
             except KeyboardInterrupt:

@@ -10,6 +10,7 @@ timer; its wall-clock alarm reads the CPU clock itself.
 from __future__ import annotations
 
 import signal
+import sys
 import time
 
 import pytest
@@ -51,29 +52,37 @@ def test_no_cpu_timer_runs_and_the_cpu_clock_is_precise_during_a_move():
 
 
 class Slow:
-    """Burns CPU time as it is freed: a timeout raised in ``__del__`` is only printed by Python."""
+    """Burns CPU time as it is freed: a timeout raised in ``__del__`` would only be printed by Python."""
+
+    done = False
 
     def __del__(self):
         burn(0.3)
+        Slow.done = True
 
 
 class SwallowingBot(RandomAgent):
-    """Its move frees a slow object (the alarm lands there), then keeps thinking."""
+    """Its move frees a slow object (the alarm is due inside its ``__del__``), then keeps thinking."""
 
     name = "swallowing"
 
     def act(self, view):
-        Slow()  # freed at once: __del__ runs, and the alarm at 0.1 s lands inside it
+        Slow()  # freed at once: __del__ runs, and the alarm at 0.1 s is due inside it
         burn(0.3)
         return super().act(view)
 
 
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-def test_a_swallowed_timeout_comes_back():
+def test_a_timeout_due_in_a_finalizer_waits_for_it(monkeypatch):
+    """The alarm lets ``__del__`` finish (a timeout there would be swallowed, and reported through
+    ``sys.unraisablehook``), then stops the bot in its own code (issue 40)."""
+    unraisable: list = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    Slow.done = False
     t = time.process_time()
-    rec = play_game(SwallowingBot(), RandomAgent(), seed=1, unit="deal", move_time=0.1, clock="cpu")
+    rec = play_game(SwallowingBot(), RandomAgent(), seed=1, unit="deal", move_time=(0.1, None), clock="cpu")
     assert rec.forfeit["seat"] == 0 and rec.forfeit["kind"] == "time"
     assert "without moving" in rec.forfeit["detail"]  # stopped by the alarm, not measured after returning
+    assert Slow.done and not unraisable
     assert time.process_time() - t < 0.55  # the move was cut short after __del__, not run to its end
 
 
@@ -107,6 +116,6 @@ class LitteringBot(RandomAgent):
 @pytest.mark.parametrize("clock", ["cpu", "wall"])
 def test_a_collection_due_after_a_move_is_not_charged_to_it(clock):
     SlowCycle.freed = False
-    rec = play_game(LitteringBot(), RandomAgent(), seed=1, unit="deal", move_time=0.1, clock=clock)
+    rec = play_game(LitteringBot(), RandomAgent(), seed=1, unit="deal", move_time=(0.25, None), clock=clock)
     assert SlowCycle.freed  # the collection ran during the game ...
-    assert rec.forfeit is None  # ... but after the move's time was read
+    assert rec.forfeit is None  # ... but after the move's time was read (it burns 0.3 s, over the limit)

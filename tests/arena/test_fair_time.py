@@ -49,7 +49,7 @@ class Burner(RandomAgent):
     (Burner(), "cpu", "cpu"), (Burner(forever=True), "cpu", "cpu"),
 ])
 def test_the_cpu_clock_counts_the_bots_own_time(bot, clock, forfeit):
-    rec = play_game(bot, RandomAgent(), seed=1, unit="deal", move_time=0.2, clock=clock)
+    rec = play_game(bot, RandomAgent(), seed=1, unit="deal", move_time=(0.2, None), clock=clock)
     if forfeit is None:
         assert rec.forfeit is None
     else:

@@ -26,14 +26,14 @@ def _faulty(tmp_path: Path, *words: str) -> str:
 @pytest.mark.parametrize("words, clock, forfeit", [
     (("burn=0.6",), "cpu", True),  # thinking with its own CPU: over the limit
     (("burnchild=0.6",), "cpu", True),  # also in a child process
-    (("slow=0.6",), "cpu", False),  # waiting costs no CPU time (the wall cap is 10x + 1 s)
+    (("slow=0.6",), "cpu", False),  # waiting costs no CPU time (the wall cap is 30x + 2 s)
     (("slow=0.6",), "wall", True),
 ])
 def test_cpu_time_is_the_bots_own_process_tree(tmp_path, words, clock, forfeit):
     bot = make_external(spec([*FAULTY, *words], tmp_path)[len("exec:"):])
     try:
         rec = play_game(bot, make_external(spec(PY_BOT, tmp_path)[len("exec:"):]), seed=1, unit="deal",
-                        move_time=0.3, clock=clock)
+                        move_time=(0.3, None), clock=clock)
     finally:
         bot.close()
     if forfeit:
@@ -48,7 +48,7 @@ def test_cpu_time_is_counted_inside_the_sandbox_too(tmp_path):
     bot = make_external(spec([*FAULTY, "burnchild=0.6"], tmp_path, sandbox=1)[len("exec:"):])
     try:
         rec = play_game(bot, make_external(spec(PY_BOT, tmp_path)[len("exec:"):]), seed=1, unit="deal",
-                        move_time=0.3, clock="cpu")
+                        move_time=(0.3, None), clock="cpu")
     finally:
         bot.close()
     assert rec.forfeit["kind"] == "time" and "CPU" in rec.forfeit["detail"]
