@@ -82,6 +82,7 @@ from training.config import (
     config_from_dict,
     help_text,
     parse_command_line,
+    trusted_config,
 )
 from training.gae import compute_gae
 from training.logger import Logger
@@ -158,15 +159,20 @@ def start(cfg: Config, folder: Path, ckpt: dict[str, Any] | None) -> Run:
 
 def resume_from(path: Path, overrides: dict[str, Any]) -> tuple[dict[str, Any], Config]:
     """The checkpoint ``path`` of a run to resume and its config with ``overrides``; a
-    ConfigError if it cannot be resumed, or if the overrides change its networks."""
+    ConfigError if it cannot be resumed, or if the overrides change its networks, or if it names
+    a bot that is not built in and the overrides do not name it again (a file from elsewhere
+    never picks what a run starts: :func:`training.config.trusted_config`)."""
     if not path.is_file():
         raise ConfigError(f"--resume: no checkpoint {path} to resume from")
     try:
         ckpt = checkpoint.load(path, resumable=True)
     except ValueError as e:
         raise ConfigError(f"--resume: {e}") from None
-    saved = config_from_dict(ckpt["config"], where=str(path))
-    cfg = config_from_dict({**ckpt["config"], **overrides}, where=str(path))
+    again = shlex.join(["python", "train.py", "--resume", f"name={path.parent.name}",
+                        f"run_dir={path.parent.parent}"])
+    data = trusted_config(ckpt["config"], overrides, str(path), again)  # its bot specs are data
+    saved = config_from_dict(data, where=str(path))
+    cfg = config_from_dict({**data, **overrides}, where=str(path))
     for key in ARCHITECTURE:
         if getattr(cfg, key) != getattr(saved, key):
             raise ConfigError(f"--resume: {path} holds networks with {key}={getattr(saved, key)}; a "

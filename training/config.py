@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import shlex
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,6 +42,7 @@ from .config_checks import (
     bad_value,
     between,
     bot_spec,
+    builtin_bot,
     folder_name,
     folder_path,
     one_of,
@@ -213,6 +216,54 @@ class Config:
                 f"{self.num_minibatches} decisions per minibatch; it needs at least {MIN_MINIBATCH} (the "
                 "learner makes about half of them): raise num_envs or rollout_steps, or lower "
                 "num_minibatches")
+
+
+class UntrustedSettingError(ConfigError):
+    """``--resume`` of a checkpoint whose config names a bot (or another thing a run would start)
+    that is not built in: a checkpoint's settings are data, so the operator must name it."""
+
+
+Trusted = Callable[[str], bool]  # whether a value from a file may be used without the operator naming it
+
+
+def started_keys(schema: type) -> dict[str, Trusted]:
+    """The keys of ``schema`` whose values a run builds bots from (its bot-spec fields), each with
+    :func:`~training.config_checks.builtin_bot`: which of their values are safe from a file."""
+    return {f.name: builtin_bot for f in dataclasses.fields(schema)
+            if f.metadata.get("check") in (bot_spec, teacher_spec)}
+
+
+def trusted_config(data: dict[str, Any], overrides: dict[str, Any], where: str, again: str,
+                   schema: type = Config, extra: dict[str, Trusted] | None = None) -> dict[str, Any]:
+    """The config ``data`` of a checkpoint to resume, with the operator's ``overrides`` of the
+    keys that start something (:func:`started_keys` and ``extra``); an
+    :class:`UntrustedSettingError` naming ``where`` and what to pass to ``again`` (the resume
+    command) if it holds a value of those keys that is not safe and not overridden. Nothing in
+    ``data`` is parsed before this: parsing a plug-in's spec imports it."""
+    if not isinstance(data, dict):
+        return data  # config_from_dict names it
+    checks = {**started_keys(schema), **(extra or {})}
+    out, refused = dict(data), []
+    for key, trusted in checks.items():
+        if key in overrides:
+            out[key] = overrides[key]
+        elif isinstance(data.get(key), str) and not trusted(data[key]):
+            refused.append(key)
+    if refused:
+        raise UntrustedSettingError(untrusted_message(data, refused, where, again, schema))
+    return out
+
+
+def untrusted_message(data: dict[str, Any], keys: list[str], where: str, again: str, schema: type) -> str:
+    """One line: which settings of ``where`` are refused, why, and the command that resumes with them."""
+    named = ", ".join(f"{k}={str(data[k])[:120]!r}" for k in keys)
+    args = [shlex.quote(f"{k}={data[k]}") if str(data[k]).isprintable() and len(data[k]) <= 300
+            else f"{k}=..." for k in keys]
+    defaults = dataclasses.asdict(schema())
+    instead = " ".join(shlex.quote(f"{k}={defaults[k]}") for k in keys)
+    return (f"--resume: {where} names {named}, which a run would start, import, read or join: a "
+            f"checkpoint's settings are data (only built-in bots without a path are taken from one), so "
+            f"name it yourself to resume with it: {again} {' '.join(args)} (or another, e.g. {instead})")
 
 
 S = TypeVar("S")  # a config schema: a dataclass of knob() fields, Config or another tool's

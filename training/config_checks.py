@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from agents import parse_spec
+from agents import KNOWN_AGENTS, parse_spec
 from agents.arena.options import MAX_COUNT
 from agents.nets import check_hidden
 from sixtysix_env.variants import rules_from_spec
@@ -93,6 +93,23 @@ def bot_spec(key: str, value: str, allowed: tuple[str, ...] = ()) -> None:
         either = " or ".join(repr(a) for a in allowed)
         raise ConfigError(f"config key {key!r} must be {either + ' or ' if either else ''}an agent spec, "
                           f"got {value!r}: {e}") from None
+
+
+def builtin_bot(spec: str) -> bool:
+    """Whether ``spec`` names a bot of this package with plain parameters, so nothing it starts,
+    imports or reads comes from outside: no ``exec:`` program, no plug-in, module or ``.py`` file,
+    no checkpoint ``path`` (``ppo:PATH``, ``guided:PATH``). Only a built-in name is parsed:
+    parsing any other spec imports its code. Not a bot at all ('', ``pimc-values``): nothing runs."""
+    if spec in ("", VALUE_TEACHER):
+        return True
+    info = KNOWN_AGENTS.get(spec.strip().partition(":")[0].strip().lower())
+    if info is None or info.raw:
+        return False
+    try:
+        _, values = parse_spec(spec)
+    except ValueError:
+        return True  # it runs nothing: the field's own check names the problem
+    return values.get("path") is None
 
 
 def rules_spec(key: str, value: str) -> None:

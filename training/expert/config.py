@@ -41,6 +41,7 @@ ARCHITECTURE = ("hidden", "critic_hidden")  # keys a resumed run cannot change
 FIXED = {"full_critic": True, "rules": "german", "value_target": "deal"}  # what every checkpoint states
 
 
+OPERATOR_ONLY = {"ray_address": lambda value: not value}  # a cluster sends back pickles: never a file's pick
 ADDRESS = re.compile(r"(auto|(ray://)?[A-Za-z0-9._\-]{1,200}:[0-9]{1,5})")  # a Ray cluster to join
 
 

@@ -55,10 +55,17 @@ from agents.arena import PairingStats
 from agents.lifetime import sigterm_interrupts
 from sixtysix_env.seeding import derive_seed
 from training import evaluation, run_folder
-from training.config import Config, ConfigError, config_from_dict, help_text, parse_command_line
+from training.config import (
+    Config,
+    ConfigError,
+    config_from_dict,
+    help_text,
+    parse_command_line,
+    trusted_config,
+)
 from training.logger import Logger
 
-from .config import ARCHITECTURE, ExpertConfig, from_checkpoint_config
+from .config import ARCHITECTURE, OPERATOR_ONLY, ExpertConfig, from_checkpoint_config
 from .generation import Generator, LocalGenerator
 from .learner import Learner, Replay
 from .selfplay import GUIDED, Player, SampleError, Samples, Settings
@@ -91,14 +98,19 @@ def sample_path(folder: Path, iteration: int) -> Path:
 # ============================================================ start, resume, save
 def resume_from(path: Path, overrides: dict[str, Any]) -> tuple[dict[str, Any], ExpertConfig]:
     """The checkpoint of a run to resume and its config with ``overrides``; a ConfigError if it
-    cannot be resumed or the overrides change its networks."""
+    cannot be resumed or the overrides change its networks, or if it names a bot that is not
+    built in or a Ray cluster and the overrides do not name them again
+    (:func:`training.config.trusted_config`)."""
     if not path.is_file():
         raise ConfigError(f"--resume: no checkpoint {path} to resume from")
     try:
         ckpt = checkpoint.load(path, resumable=True)
     except ValueError as e:
         raise ConfigError(f"--resume: {e}") from None
-    data = from_checkpoint_config(ckpt["config"], str(path))
+    again = shlex.join(["python", "-m", "training.expert", "--resume", f"name={path.parent.name}",
+                        f"run_dir={path.parent.parent}"])
+    data = trusted_config(from_checkpoint_config(ckpt["config"], str(path)), overrides, str(path), again,
+                          ExpertConfig, OPERATOR_ONLY)  # its bot specs and cluster are data
     saved = config_from_dict(data, where=str(path), schema=ExpertConfig)
     cfg = config_from_dict({**data, **overrides}, where=str(path), schema=ExpertConfig)
     for key in ARCHITECTURE:
