@@ -82,11 +82,7 @@ from .protocol.messages import (
     request_message,
 )
 from .protocol.process import QUIT_GRACE, BotProcess
-from .protocol.sandbox import sandbox_argv
-
-LOG_DIR_ENV = "SIXTYSIX_BOT_LOGS"
-DEFAULT_LOG_DIR = "bot_logs"
-
+from .protocol.sandbox import DEFAULT_LOG_DIR, LOG_DIR_ENV, sandbox_argv
 
 
 # ----------------------------------------------------------------- the spec
@@ -350,7 +346,8 @@ class ExternalAgent(BaseAgent):
             return
         self._stop("restart")
         os.makedirs(self.log_dir, exist_ok=True)
-        proc = BotProcess(tuple(sandbox_argv(self.argv)) if self.sandbox else self.argv, self.log_path)
+        argv = sandbox_argv(self.argv, protected=(self.log_dir,)) if self.sandbox else self.argv
+        proc = BotProcess(tuple(argv), self.log_path)
         self._proc = proc
         deadline = time.monotonic() + self.start_timeout
         proc.send(encode(hello_message()), deadline)

@@ -17,7 +17,7 @@ import numpy as np
 
 from agents.external import parse_exec
 from agents.play import agent_name, make_env
-from agents.protocol.sandbox import check_sandbox
+from agents.protocol.sandbox import check_binds, check_sandbox, protect
 from agents.registry import check_plays
 from sixtysix_env.variants import rules_from_spec
 
@@ -175,6 +175,13 @@ def warn_unsandboxed(players: Sequence[AgentLike], sandbox: bool) -> None:
             return
 
 
+def sandboxed_commands(players: Sequence[AgentLike], sandbox: bool) -> list[tuple[str, ...]]:
+    """The command lines of the ``exec:`` bots run in the sandbox: their binds are checked before any game."""
+    tails = [p[len(EXEC_PREFIX):] for p in players if isinstance(p, str) and p.startswith(EXEC_PREFIX)]
+    specs = [parse_exec(t) for t in tails]
+    return [s.argv for s in specs if sandbox or s.sandbox]
+
+
 def warn_low_share(lines: Sequence[GameLine]) -> None:
     """A warning on stderr when the games just played had a low share of a CPU."""
     share = cpu_share(lines)
@@ -191,8 +198,10 @@ def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
     for p in players:
         if isinstance(p, str):
             check_plays(p, opts.rules)  # fail fast on a bad spec or preset, before any game or worker starts
+    protect(opts.results_path)  # a sandboxed bot never gets its folder (agents.protocol.sandbox)
     if opts.sandbox:
         check_sandbox()
+    check_binds(sandboxed_commands(players, opts.sandbox))
     if opts.move_times and len(opts.move_times) != len(players):
         raise OptionError("{move_times} needs one limit per player: {n} for {m} players",
                           n=len(opts.move_times), m=len(players))
