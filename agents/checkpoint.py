@@ -21,9 +21,13 @@ import io
 import math
 import os
 import pickle
+import stat
+import struct
 import warnings
+import zipfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import torch
 
@@ -41,7 +45,8 @@ RESUME_ENTRIES: dict[str, type | tuple[type, ...]] = {
     "optimizer": dict, "snapshots": list, "rng": dict, "global_step": int, "update": int,
     "best": (int, float)}  # what ``train.py --resume`` reads, and its type
 DEFAULT_HIDDEN = [256, 256]  # the layer sizes of a checkpoint whose config does not say
-MAX_BYTES = 512 * 2**20  # the largest checkpoint file read: bounds what loading one can allocate
+MAX_BYTES = 512 * 2**20  # the largest checkpoint file read, and the most its members may unpack to
+MAX_DIRECTORY_BYTES = 8 * 2**20  # a zip's central directory: Python objects per entry, so bounded too
 
 
 def build(config: dict[str, Any], policy: torch.nn.Module, **entries: Any) -> dict[str, Any]:
@@ -58,7 +63,9 @@ class CheckpointError(ValueError):
 
 def load(path: str | os.PathLike[str], *, resumable: bool = False) -> dict[str, Any]:
     """Read and validate a checkpoint (:func:`validate`; ``resumable``: also every entry
-    ``train.py --resume`` reads); any problem is a :class:`CheckpointError` naming the file."""
+    ``train.py --resume`` reads); any problem is a :class:`CheckpointError` naming the file.
+    Its zip directory is checked first (:func:`check_members`), so nothing is unpacked that
+    could outgrow :data:`MAX_BYTES`."""
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"checkpoint {path} does not exist")
@@ -66,10 +73,38 @@ def load(path: str | os.PathLike[str], *, resumable: bool = False) -> dict[str, 
         raise CheckpointError(f"checkpoint {path} is not a regular file")
     if path.stat().st_size > MAX_BYTES:
         raise CheckpointError(f"checkpoint {path} is larger than {MAX_BYTES // 2**20} MiB")
+    with _open_regular(path) as f:
+        try:
+            check_members(zip_directory(f))
+        except ValueError as e:
+            raise CheckpointError(f"checkpoint {path} is corrupt or not a sixtysix PPO checkpoint, refused "
+                                  f"unread: {e}") from None
+        f.seek(0)
+        ckpt = _torch_load(f, path)
+    validate(ckpt, path, resumable=resumable)
+    return ckpt
+
+
+@contextlib.contextmanager
+def _open_regular(path: Path) -> Iterator[BinaryIO]:
+    """``path`` open for reading if it is still a regular file (never blocks on a fifo)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise CheckpointError(f"checkpoint {path} cannot be read: {e.strerror or e}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise CheckpointError(f"checkpoint {path} is not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        yield f
+
+
+def _torch_load(f: BinaryIO, path: Path) -> Any:
+    """``torch.load`` of tensors and plain data only; its failure as one line naming ``path``."""
     try:
         with warnings.catch_warnings():  # torch's warnings on a hostile pickle: the error is one line
             warnings.simplefilter("ignore")
-            ckpt = torch.load(path, map_location="cpu", weights_only=True)
+            return torch.load(f, map_location="cpu", weights_only=True)
     except Exception as e:  # corrupt, truncated, or not a torch file at all
         first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
         if isinstance(e, pickle.UnpicklingError) and "weights only" in first.lower():
@@ -77,8 +112,47 @@ def load(path: str | os.PathLike[str], *, resumable: bool = False) -> dict[str, 
                      "run code)")
         raise CheckpointError(f"checkpoint {path} is corrupt or not a sixtysix PPO checkpoint: "
                               f"{first}") from None
-    validate(ckpt, path, resumable=resumable)
-    return ckpt
+
+
+def zip_directory(f: BinaryIO, max_directory: int = MAX_DIRECTORY_BYTES) -> list[zipfile.ZipInfo]:
+    """The members a zip file (``torch.save``'s format, numpy's ``.npz``) declares, read from its
+    central directory alone, nothing unpacked; a ``ValueError`` saying why if it is no zip file or
+    its directory is larger than ``max_directory`` bytes (ZipFile would hold all of it as objects)."""
+    try:
+        end = _end_record(f)
+        if end is None:
+            raise ValueError("not a zip file (torch.save and numpy.savez write zip files; a bare pickle "
+                             "or an old torch format could run code or allocate whatever it declares)")
+        if end[5] > max_directory:  # zipfile's _ECD_SIZE: the central directory's bytes
+            raise ValueError(f"its zip directory declares {end[5]:,} bytes, more than {max_directory:,}")
+        f.seek(0)
+        with zipfile.ZipFile(f) as z:
+            return z.infolist()
+    except (OSError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, struct.error) as e:
+        raise ValueError(f"not a readable zip file ({str(e)[:120] or type(e).__name__})") from None
+
+
+def _end_record(f: BinaryIO) -> list[Any] | None:
+    """The end-of-central-directory record as ZipFile itself finds it (zip64 included)."""
+    end: list[Any] | None = zipfile._EndRecData(f)  # type: ignore[attr-defined]  # ZipFile's own reader
+    return end
+
+
+def check_members(members: list[zipfile.ZipInfo], cap: int = MAX_BYTES) -> None:
+    """A ``ValueError`` unless every member is stored uncompressed (as ``torch.save`` writes them:
+    a compressed one could unpack to 1000 times its size) and all they declare fits ``cap``."""
+    total = 0
+    for info in members:
+        name = info.filename[:80]
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise ValueError(f"member {name!r} is compressed (torch.save stores members as they are; "
+                             "a compressed one may unpack to far more than the file)")
+        if info.compress_size != info.file_size:
+            raise ValueError(f"member {name!r} declares {info.file_size:,} bytes but stores "
+                             f"{info.compress_size:,}")
+        total += info.file_size
+        if total > cap:
+            raise ValueError(f"its members declare more than {cap // 2**20} MiB in all")
 
 
 def validate(ckpt: Any, path: str | os.PathLike[str] = "<memory>", *, resumable: bool = False) -> None:

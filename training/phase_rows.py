@@ -19,6 +19,7 @@ import numpy as np
 from agents.arena.inputs import NotRegularFile, open_regular
 from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.observation import OBS_SIZE
+from training.npz_check import Member, ShapeError, check_npz
 
 ROW_KEYS = ("obs", "legal", "values")
 LABELS = ("uniform", "guided")  # how a closed-talon row's worlds are weighted (distill's --labels)
@@ -32,6 +33,12 @@ def join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 MAX_ROW_BYTES = 1 << 36  # a row file is read whole; beyond this it is no file of rows (millions fit below)
 MAX_VALUE = 3.0  # game points: no deal is worth more, so a label beyond is a forged or broken file
 DTYPES: dict[str, type] = {"obs": np.float32, "legal": np.bool_, "values": np.float32}
+NUMBERS = "biuf"  # the dtype kinds a row file's arrays may have (cast to DTYPES when read)
+LAYOUT = {"obs": Member((OBS_SIZE,), kinds=NUMBERS, what="numbers"),
+          "legal": Member((N_ACTIONS,), kinds=NUMBERS, what="numbers"),
+          "values": Member((N_ACTIONS,), kinds=NUMBERS, what="numbers"),
+          "phase": Member((), kinds="U", rows=False, optional=True),
+          "labels": Member((), kinds="U", rows=False, optional=True)}
 
 
 class RowFileError(ValueError):
@@ -44,12 +51,18 @@ def load_rows(path: Path, phase: str = "spent", labels: str = "uniform") -> dict
     rows without a legal move are a :class:`RowFileError` (files without a phase are "spent",
     without labels "uniform")."""
     try:
-        with open_regular(path, MAX_ROW_BYTES) as raw, np.load(raw) as f:  # no pickles: never run
-            rows = {k: np.asarray(f[k]) for k in ROW_KEYS}
-            stored = str(f["phase"]) if "phase" in f.files else "spent"
-            stored_labels = str(f["labels"]) if "labels" in f.files else "uniform"
+        with open_regular(path, MAX_ROW_BYTES) as raw:
+            check_npz(raw, LAYOUT, MAX_ROW_BYTES)  # the headers first: np.load allocates what they say
+            raw.seek(0)
+            with np.load(raw) as f:  # no pickles: never run
+                rows = {k: np.asarray(f[k]) for k in ROW_KEYS}
+                stored = str(f["phase"]) if "phase" in f.files else "spent"
+                stored_labels = str(f["labels"]) if "labels" in f.files else "uniform"
     except NotRegularFile as e:  # a fifo would block the reader, a device never end
         raise RowFileError(f"--data {path}: {e.strerror}") from None
+    except ShapeError as e:
+        raise RowFileError(f"--data {path}: rows do not fit this version's observation size {OBS_SIZE} "
+                           f"({e})") from None
     except Exception as e:  # missing keys, not an npz, truncated, pickled arrays
         raise RowFileError(f"--data {path} is not a file of endgame rows: {e}") from None
     if stored != phase:

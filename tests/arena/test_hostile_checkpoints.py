@@ -30,7 +30,7 @@ def _arena(tmp_path: Path, spec: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("kind, says", [
-    ("code", "is corrupt or not a sixtysix PPO checkpoint: it holds Python objects besides tensors"),
+    ("code", "is corrupt or not a sixtysix PPO checkpoint, refused unread: not a zip file"),
     ("folder", "is not a regular file"),
     ("fifo", "is not a regular file"),
     ("device", "is not a regular file"),

@@ -86,7 +86,7 @@ def test_sample_files_round_trip_and_damaged_ones_are_named(tmp_path):
     with pytest.raises(SampleError, match="s.npz.*deal index is negative"):
         Samples.load(path)
     Samples(**{**samples.__dict__, "deal": samples.deal.astype(np.int64)}).save(path)
-    with pytest.raises(SampleError, match="s.npz.*'deal' is not int32"):
+    with pytest.raises(SampleError, match="s.npz.*'deal' is of dtype int64, not int32"):
         Samples.load(path)
     path.write_bytes(b"not a zip")
     with pytest.raises(SampleError, match="s.npz cannot be read"):

@@ -49,8 +49,13 @@ from sixtysix_env.knowledge import view
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE, encode, encode_full, mask_to_array
 from sixtysix_env.seeding import derive_seed
 from sixtysix_env.variants import GERMAN
+from training.npz_check import Member, check_npz
 
 MAX_SAMPLE_BYTES = 1 << 36  # one iteration's rows; a fifo or a device is refused without blocking
+MAX_SAMPLE_UNPACKED = 1 << 32  # what a sample file's arrays may unpack to (about 1.4 million rows)
+SAMPLE_LAYOUT = {"obs": Member((OBS_SIZE,), "float32"), "masks": Member((N_ACTIONS,), "bool"),
+                 "policy": Member((N_ACTIONS,), "float32"), "full": Member((FULL_OBS_SIZE,), "float32"),
+                 "value": Member((), "float32"), "deal": Member((), "int32")}  # each array: (rows, ...)
 
 VALUES, IMPROVED = "values", "improved"
 TARGETS = (VALUES, IMPROVED)  # the policy targets: softmax(values / t), softmax(log pi + values / t)
@@ -160,11 +165,16 @@ class Samples:
     @classmethod
     def load(cls, path: Path) -> Samples:
         """Rows written by :meth:`save`, checked (shapes, dtypes, finite, targets that are
-        distributions over legal moves); a :class:`SampleError` naming the file otherwise."""
+        distributions over legal moves); a :class:`SampleError` naming the file otherwise. The
+        arrays' headers are checked first (:func:`~training.npz_check.check_npz`): a forged file
+        never makes ``np.load`` allocate more than :data:`MAX_SAMPLE_UNPACKED` bytes."""
         try:
-            with open_regular(path, MAX_SAMPLE_BYTES) as raw, np.load(raw, allow_pickle=False) as z:
-                data = {f.name: z[f.name] for f in fields(cls)}
-        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
+            with open_regular(path, MAX_SAMPLE_BYTES) as raw:
+                check_npz(raw, SAMPLE_LAYOUT, MAX_SAMPLE_UNPACKED)
+                raw.seek(0)
+                with np.load(raw, allow_pickle=False) as z:
+                    data = {f.name: z[f.name] for f in fields(cls)}
+        except (OSError, KeyError, ValueError, EOFError, MemoryError, zipfile.BadZipFile) as e:
             raise SampleError(f"sample file {path} cannot be read: {str(e)[:200]}") from None
         samples = cls(**data)
         samples.check(str(path))
