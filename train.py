@@ -39,8 +39,10 @@ to play it.
 Nothing lost, nothing leaked: the config (every value and folder name) is
 checked before any work, and every bot it names built and asked one move
 (:mod:`training.preflight`) before the run folder is claimed; a checkpoint
-to resume is validated whole (:mod:`agents.checkpoint`); a new run never writes over another run's
-folder (:mod:`training.run_folder`); checkpoints are written whole or not at
+to resume is validated whole (:mod:`agents.checkpoint`) and its bot specs
+are data, run only if the command line names them again
+(:func:`training.config.trusted_config`); a new run never writes over
+another run's folder (:mod:`training.run_folder`); checkpoints are written whole or not at
 all, never with non-finite weights, and the final ``last.pt`` before the
 final evaluation. Ctrl-C or SIGTERM stops a run at once (the teacher's
 workers are killed, ``last.pt`` keeps the last checkpoint, ``--resume`` goes

@@ -1,9 +1,11 @@
 """Every bot a run will use, built, asked one move and torn down before the run claims its folder.
 
 A config's bot specs (the opponents, the evaluation opponents, the teacher)
-are the operator's, so an ``exec:`` command or a plug-in in them is trusted
-to run; but a bad one must stop the run before anything is written, not an
-hour in, when the first evaluation or the first table against it needs it.
+are the operator's (a resumed run's too: a checkpoint's own are kept only
+when built in, :func:`training.config.trusted_config`), so an ``exec:``
+command or a plug-in in them is trusted to run; but a bad one must stop
+the run before anything is written, not an hour in, when the first
+evaluation or the first table against it needs it.
 :func:`check_bots` builds each bot the config names, plays one move of a
 fixed deal with it and closes it; any failure is a
 :class:`~training.config.ConfigError` naming the key and the spec.
