@@ -24,7 +24,8 @@ def add_parsers(sub: Any) -> None:
     """Add ``bench`` and ``leaderboard`` to the ``sixtysix`` subcommands."""
     b = sub.add_parser("bench", help="rate a bot against the fixed reference ladder",
                        description="Play SPEC against every rung of the reference ladder (secret deals per "
-                                   "rung, duplicate deals, fresh bots per game, the ladder's CPU-time "
+                                   "rung, duplicate deals, fresh bots per game, exec: bots and plug-ins out "
+                                   "of process in the sandbox, the ladder's CPU-time "
                                    "control, SPRT stop per rung), rates it on the ladder's scale. Run again "
                                    "with the same --out to continue. Results files reveal the deals: never "
                                    "give them to a bot.")
@@ -44,8 +45,17 @@ def add_parsers(sub: Any) -> None:
                    help="public master seed, for a reproducible bench: a bot can recompute the deals from "
                         "it, so trusted bots only (default: a secret seed per rung)")
     b.add_argument("--sandbox", dest="sandbox", action="store_true", default=AUTO,
-                   help="run an exec: bot in bubblewrap (default: when bubblewrap works here)")
-    b.add_argument("--no-sandbox", dest="sandbox", action="store_false", help="never sandbox the bot")
+                   help="run an exec: bot or a plug-in in bubblewrap (the default; without bubblewrap the "
+                        "bench refuses them unless --no-sandbox)")
+    b.add_argument("--no-sandbox", dest="sandbox", action="store_false",
+                   help="run an exec: bot or a plug-in out of process but unsandboxed, as you")
+    b.add_argument("--trusted-in-process", dest="trusted", action="store_true",
+                   help="the plug-in's code is trusted: run it in the arena's process (it could read the "
+                        "game state; every report says 'trusted, in-process'); default: out of process, "
+                        "sandboxed")
+    b.add_argument("--unmetered", action="store_true",
+                   help="rate an exec: bot or plug-in even where its CPU time, memory and processes cannot "
+                        "be metered and bounded (recorded in the reports)")
     b.add_argument("--move-time", type=float, default=None, metavar="S",
                    help="the bot's own CPU seconds per move (default: the ladder's; the rungs keep the "
                         "ladder's)")
@@ -74,9 +84,10 @@ def main(args: argparse.Namespace) -> int:
                                                                           for c in args.spec)))
         result = bench(args.spec, BenchOptions(out, args.workers, args.max_games, args.ladder, args.progress,
                                                args.seed, args.sandbox, args.rules, args.move_time,
-                                               args.estimator, args.value))
+                                               args.estimator, args.value, args.trusted, args.unmetered))
         lo, hi = result["elo_ci"]
         mark = " (UNRELIABLE: forfeits decided matches)" if result["unreliable"] else ""
+        mark += " (trusted, in-process)" if result.get("trusted") else ""
         print(f"{args.spec}: {result['elo']:.0f} [{lo:.0f}, {hi:.0f}]{mark} after {result['games']} matches; "
               f"reports in {out}/bench.md, .json, .png")
         return 0
@@ -101,7 +112,8 @@ def _budgets(args: argparse.Namespace) -> int:
     budgets, args.spec = check_budgets(numbers), specs + args.spec
     out = out_folder(args.out, os.path.join("runs", "budgets"))
     options = BenchOptions(out, args.workers, args.max_games, args.ladder, args.progress, args.seed,
-                           args.sandbox, args.rules, estimator=args.estimator, value=args.value)
+                           args.sandbox, args.rules, estimator=args.estimator, value=args.value,
+                           trusted=args.trusted, unmetered=args.unmetered)
     cells = run_budgets(args.spec, BudgetOptions(budgets, options))
     print(budget_markdown(cells, budgets), end="")
     print(f"reports in {out}/budgets.md, .json, .png", file=sys.stderr)

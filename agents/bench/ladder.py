@@ -99,15 +99,21 @@ def _log_likelihood(r: float, results: Sequence[tuple[float, float, float]]) -> 
     return ll
 
 
-def fit_rating(results: Sequence[tuple[float, float, float]], prior_draws: float = 1.0
-               ) -> tuple[float, tuple[float, float]]:
+def fit_rating(results: Sequence[tuple[float, float, float]], prior_draws: float = 1.0,
+               prior_games: int | None = None) -> tuple[float, tuple[float, float]]:
     """Maximum-likelihood rating and 95% likelihood-ratio interval.
 
     ``results``: (rung rating, score against it, games against it) per rung
     played. ``prior_draws`` virtual drawn games per rung (as the arena's
-    Bradley-Terry fit) keep a perfect score finite.
+    Bradley-Terry fit) keep a perfect score finite. With ``prior_games`` (the
+    calibration's games per pairing) a rung gets ``prior_draws`` per
+    ``prior_games`` games played against it: the calibration's own weight, so a
+    bot is rated as the calibration rated the rungs, and one that loses every
+    match is rated as random (which lost every calibration match), not pulled
+    up to the rungs by a prior worth more than its few games.
     """
-    res = [(rr, s + prior_draws / 2, g + prior_draws) for rr, s, g in results if g > 0]
+    res = [(rr, s + w / 2, g + w) for rr, s, g in results if g > 0
+           for w in [prior_draws * (g / prior_games if prior_games else 1.0)]]
     if not res:
         raise ValueError("no games against any rung")
 

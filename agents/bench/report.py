@@ -45,9 +45,38 @@ def _forfeits(r: dict[str, Any]) -> str:
     return f"{r['a_forfeits']}/{r['b_forfeits']}" + (f" ({'; '.join(parts)})" if parts else "")
 
 
+def seed_text(result: dict[str, Any]) -> str:
+    """How the deals were drawn: secret per rung, or from a public seed anyone can recompute them from."""
+    if result.get("seed_kind") == "public":
+        return (f"public seed {result.get('seed')} (a bot can recompute every deal from it: a rating for "
+                "trusted bots only)")
+    if result.get("seed_kind") == "secret":
+        return "secret deals per rung"
+    return "deals per rung (seed kind not recorded)"
+
+
+def conditions_text(result: dict[str, Any]) -> str:
+    """The bot's kind, where it ran, metering and replayed games, as one sentence ("-" parts when older)."""
+    label = result.get("bot_label") or "kind not recorded"
+    metering = result.get("metering") or "not recorded"
+    lax = " (not bounded: rated with --unmetered)" if result.get("unmetered") else ""
+    deaths = result.get("worker_deaths") or 0
+    died = f"; {deaths} games whose worker process died counted against the bot" if deaths else ""
+    return (f"Bot: {label}; metering: {metering}{lax}; games replayed: {result.get('replays', '-')}{died}; "
+            f"{seed_text(result)}.")
+
+
 def notes(result: dict[str, Any]) -> list[str]:
-    """The warnings of a bench: forfeits that decided matches, a low CPU share."""
+    """The warnings of a bench: a trusted in-process plug-in, a public seed, forfeits that decided
+    matches, a low CPU share."""
     out = []
+    if result.get("trusted"):
+        out.append("**Trusted, in-process**: the operator declared this plug-in trusted; its code ran in "
+                   "the arena's process, where it could read the game state: the rating holds only as far "
+                   "as that trust does.")
+    if result.get("seed_kind") == "public":
+        out.append("**Public seed**: a bot that knows it can recompute every deal; rate untrusted bots on "
+                   "secret seeds.")
     if result["unreliable"]:
         f = result["forfeits"]
         out.append(f"**Rating unreliable**: forfeits decided matches (bot: {kinds_text(f['bot'])}; "
@@ -77,7 +106,8 @@ def markdown(result: dict[str, Any]) -> str:
         f"# Bench: {md_code(result['bot'])}", "",
         f"**Rating {result['elo']:.0f}** (95% interval {lo:.0f} to {hi:.0f}; {lad['scale']}), "
         f"{result['games']} matches at {at} of {lad.get('clock', 'wall')} time per move, "
-        "secret deals per rung, duplicate deals; rates from the bot's side, 95% intervals.", "",
+        f"{seed_text(result)}, duplicate deals; rates from the bot's side, 95% intervals.", "",
+        conditions_text(result), "",
         md_table(head, rows), "", *(f"{n}\n" for n in notes(result))])
 
 
@@ -124,11 +154,26 @@ def leaderboard(results: Sequence[dict[str, Any]]) -> str:
         by = {r["rung"]: r for r in res["rungs"]}
         rates = [f"{100 * by[r]['win_rate']:.0f}%" if r in by and by[r]["win_rate"] is not None else "-"
                  for r in rungs]
-        mark = " (unreliable)" if res.get("unreliable") else ""
+        mark = (" (unreliable)" if res.get("unreliable") else "") + (
+            " (trusted, in-process)" if res.get("trusted") else "")
         rows.append([str(k), md_code(res['bot']), f"{res['elo']:.0f}{mark}",
                      f"{res['elo_ci'][0]:.0f} to {res['elo_ci'][1]:.0f}", str(res["games"]),
                      _total_forfeits(res), *rates])
-    return md_table(head, rows) + "\n" + _points_table(results, rungs)
+    return md_table(head, rows) + "\n" + _conditions_table(results) + _points_table(results, rungs)
+
+
+def _conditions_table(results: Sequence[dict[str, Any]]) -> str:
+    """How each bot was benched, one list item per bot: kind and isolation, seed kind, sandbox,
+    metering, replayed games ("not recorded" in older results)."""
+    items = []
+    for res in sorted(results, key=lambda r: -r["elo"]):
+        sandbox = {True: "sandboxed", False: "no sandbox"}.get(res.get("sandbox"), "sandbox not recorded")
+        lax = " (unbounded, --unmetered)" if res.get("unmetered") else ""
+        items.append(f"- {md_code(res['bot'])}: {res.get('bot_label', 'kind not recorded')}; "
+                     f"{res.get('seed_kind', 'not recorded')} seed; {sandbox}; metering "
+                     f"{res.get('metering', 'not recorded')}{lax}; "
+                     f"games replayed: {res.get('replays', 'not recorded')}")
+    return "\nHow each bot was benched:\n\n" + "\n".join(items) + "\n"
 
 
 def _points_table(results: Sequence[dict[str, Any]], rungs: list[str]) -> str:

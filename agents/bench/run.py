@@ -13,9 +13,17 @@ What a bot cannot learn: every rung draws its own secret master seed (kept
 in its results file, so results files reveal the deals and must not be
 given to bots), so no two rungs share deals and no bot can recompute a deal;
 ``seed`` makes a bench reproducible (each rung's seed derived from it) and
-is therefore only for trusted bots. Every game is played by fresh bots (a
-new process for an external bot), and with ``sandbox`` external bots run in
-bubblewrap (the default when it works here).
+is therefore only for trusted bots (the reports then say "public seed").
+Every game is played by fresh bots (a new process for an external bot).
+
+Untrusted code runs only out of process, in the sandbox (:mod:`agents.bench.entry`):
+``exec:`` bots, and plug-ins through :mod:`agents.protocol.host`; where
+bubblewrap cannot run, or the bot's CPU, memory and processes cannot be
+metered, the bench refuses them unless told ``--no-sandbox`` or ``--unmetered``.
+A plug-in runs in-process only with ``trusted`` (every report says so); a bot
+that ``requires_state`` is refused. A game whose worker process died is
+counted against the benched bot, never against the rung (the rungs are the
+project's own bots; only the benched bot's code can kill a worker).
 
 Fairness: a game a rung loses on time is played again, and too many such
 games stop the bench with a "machine too busy" error
@@ -29,6 +37,7 @@ where it stopped when run again with the same ``OUT``. The rating is
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -40,13 +49,14 @@ from agents.arena.api import check_players
 from agents.arena.corrected import EstimatorError, check_estimator
 from agents.arena.inputs import read_regular
 from agents.arena.lines import MAX_INDEX, MAX_POINTS, finite_number, jsonable, parse_line
-from agents.arena.pairing import PairingStats
+from agents.arena.pairing import PairingStats, pairing_stats
+from agents.arena.records import read_results
 from agents.arena.schedule import SECRET_BITS, derive
-from agents.forfeits import KINDS
+from agents.forfeits import CRASH, KINDS
 from agents.movetime import check_move_time
-from agents.protocol.sandbox import sandbox_problem
 from sixtysix_env.variants import GERMAN, rules_from_spec
 
+from .entry import AUTO, BUILT_IN, EXTERNAL, IN_PROCESS, PLUGIN, SANDBOXED, UNSANDBOXED, Entry, plan
 from .ladder import Ladder, fit_rating, load_ladder
 from .report import write_reports
 
@@ -54,7 +64,8 @@ SPRT_ELO = (-100.0, 100.0)  # per rung: is the bot 100 Elo weaker (H0) or 100 El
 MAX_GAMES = 100  # per rung at most (50 card seeds, each with both seatings)
 MAX_RESULT_BYTES = 1 << 24  # a bench.json is a few KiB; more is not one
 REPORT_EVERY = 10  # without a progress bar: a line every this many games
-AUTO = "auto"
+WORKER_DIED = "the bot's worker process died"  # the arena's detail of a game whose worker died (crash_line)
+SECRET, PUBLIC = "secret", "public"
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,8 @@ class BenchOptions:
     move_time: float | None = None  # the bot's own per-move limit (None: the ladder's); the rungs keep theirs
     estimator: str = "plain"  # "aivat": each rung also reports the corrected points per deal
     value: str = "solver"  # the value function of the aivat estimator
+    trusted: bool = False  # the operator trusts a plug-in's code: run it in-process (reports say so)
+    unmetered: bool = False  # rate an untrusted bot even where its CPU, memory and processes are not bounded
 
 
 class BenchMoveTimeError(ValueError):
@@ -102,16 +115,6 @@ def rung_seed(seed: int | None, rung: str) -> int | None:
     return None if seed is None else derive(seed, "rung", rung, bits=SECRET_BITS)
 
 
-def use_sandbox(spec: str, sandbox: bool | str) -> bool:
-    """Whether to sandbox: as asked, or with ``"auto"`` when bubblewrap works (else say why not)."""
-    if sandbox != AUTO:
-        return bool(sandbox)
-    problem = sandbox_problem()
-    if problem is not None and spec.strip().lower().startswith("exec:"):
-        print(f"bench: warning: the bot runs without a sandbox ({problem})", file=sys.stderr)
-    return problem is None
-
-
 def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
     """Play (or finish) the bench of ``spec``; write ``bench.md/.json/.png`` in ``out``; return the JSON."""
     check_bench_rules(options.rules)
@@ -121,15 +124,15 @@ def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
         raise EstimatorError(e.option, f"--{e.option} {e}") from None
     ladder = load_ladder(options.ladder_path)
     own = bot_move_time(options.move_time, ladder)
-    check_players([spec, *ladder.rungs], ArenaOptions(games=options.max_games, workers=options.workers,
-                                                      rules=options.rules))  # before --out is made
+    entry = plan(spec, options.trusted, options.sandbox, options.unmetered)  # refusals: before any game
+    arena = ArenaOptions(games=options.max_games, workers=options.workers, rules=options.rules)
+    check_players([entry.played, *ladder.rungs], arena)  # before --out is made
     os.makedirs(options.out, exist_ok=True)
-    sandbox = use_sandbox(spec, options.sandbox)
     rungs = [r for r in ladder.rungs if r != spec.strip() or own is not None]
     at = f"{ladder.move_time:g} s" if own is None else f"the bot {own:g} s, the rungs {ladder.move_time:g} s"
     print(f"bench {spec}: {len(rungs)} rungs ({', '.join(rungs)}), at most {options.max_games} matches each, "
-          f"{at} of {ladder.clock} time per move, {options.workers} worker(s)"
-          + (", sandboxed" if sandbox else "") + f"; results in {options.out}", file=sys.stderr, flush=True)
+          f"{at} of {ladder.clock} time per move, {options.workers} worker(s), {entry.label()}"
+          f"; results in {options.out}", file=sys.stderr, flush=True)
     if len(rungs) < len(ladder.rungs):
         print(f"bench {spec}: rung {spec.strip()} skipped (it is the bot being benched)", file=sys.stderr)
     times: dict[str, Any] = {} if own is None else {"move_times": (own, ladder.move_time)}
@@ -137,15 +140,16 @@ def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
     for rung in rungs:
         path = rung_file(options.out, rung)
         print(f"bench {spec} vs {rung} (Elo {ladder.ratings[rung]:.0f}):", file=sys.stderr, flush=True)
-        st = head_to_head(spec, rung, games=options.max_games, seed=rung_seed(options.seed, rung),
+        st = head_to_head(entry.played, rung, games=options.max_games, seed=rung_seed(options.seed, rung),
                           move_time=ladder.move_time, **times, clock=ladder.clock, workers=options.workers,
                           results_path=path, resume=os.path.exists(path), sprt=SPRT_ELO,
-                          progress=options.progress, reference=(1,), sandbox=sandbox,
+                          progress=options.progress, reference=(1,), sandbox=entry.sandbox,
                           report_every=0 if options.progress else REPORT_EVERY,
                           estimator=options.estimator, value=options.value, sprt_estimator="plain")
-        rows.append(rung_row(rung, ladder, st))
+        st, deaths = blame_worker_deaths(st, path)
+        rows.append({**rung_row(rung, ladder, st), "worker_deaths": deaths, "replays": replays_of(st, path)})
         print(f"bench: {st.summary()}", file=sys.stderr)
-    result = summarize(spec, ladder, rows, own)
+    result = summarize(spec, ladder, rows, own, conditions(entry, options.seed))
     write_reports(result, options.out)
     return result
 
@@ -161,6 +165,45 @@ def bot_move_time(move_time: float | None, ladder: Ladder) -> float | None:
     return None if seconds == ladder.move_time else seconds
 
 
+def conditions(entry: Entry, seed: int | None) -> dict[str, Any]:
+    """What a report must say of how the bot was benched: the seed kind and the bot's conditions."""
+    return {"seed_kind": SECRET if seed is None else PUBLIC, "seed": seed, "bot_label": entry.label(),
+            **entry.to_dict()}
+
+
+def blame_worker_deaths(st: PairingStats, path: str) -> tuple[PairingStats, int]:
+    """``st`` with every game whose worker process died counted against the benched bot (player 0),
+    and how many such games there were. The arena blames the bot being called when the worker died,
+    which a bot that kills its worker while the rung thinks turns against the rung; the rungs are the
+    project's own bots, so the bench blames the benched bot."""
+    _, lines = read_results(path)
+    counted = [line for line in lines if line["index"] < st.games]
+    died = [i for i, line in enumerate(counted) if _worker_died(line)]
+    if not any(counted[i]["forfeit"]["seat"] != counted[i]["seats"].index(0) for i in died):
+        return st, len(died)
+    for i in died:
+        seat = counted[i]["seats"].index(0)
+        counted[i] = {**counted[i], "winner": 1 - seat, "forfeit": {**counted[i]["forfeit"], "seat": seat}}
+    fixed = pairing_stats(counted, 0, 1, [st.a, st.b], st.unit, st.duplicate)
+    keep = {k: v for k, v in st.__dict__.items() if k.startswith("sprt") or k == "aivat"}
+    return dataclasses.replace(fixed, **keep), len(died)
+
+
+def _worker_died(line: dict[str, Any]) -> bool:
+    f = line.get("forfeit") or {}
+    return f.get("reason") == CRASH and str(f.get("detail", "")).startswith(WORKER_DIED)
+
+
+def replays_of(st: PairingStats, path: str) -> int:
+    """Games of this rung played again (a rung's time forfeit, a dead worker): the arena's count."""
+    n = getattr(st, "replays", None)
+    if isinstance(n, int):
+        return n
+    header, _ = read_results(path)
+    n = header.get("replays") if isinstance(header, dict) else None
+    return n if type(n) is int and n >= 0 else 0
+
+
 def rung_row(rung: str, ladder: Ladder, st: PairingStats) -> dict[str, Any]:
     """One rung's line of the bench: its rating and the bot's results against it."""
     d = st.to_dict()
@@ -173,33 +216,44 @@ def rung_row(rung: str, ladder: Ladder, st: PairingStats) -> dict[str, Any]:
     return row
 
 
-def rating_of(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def rating_of(rows: list[dict[str, Any]], prior_games: int | None = None) -> dict[str, Any]:
     """What a bench's rung rows decide: the rating and its interval (rounded as stored), the
     matches, and whether forfeits decided any (the one computation: benches write it, the
-    leaderboard checks a file's figures against it)."""
-    elo, (lo, hi) = fit_rating([(r["rung_elo"], r["a_wins"] + r["draws"] / 2, r["games"]) for r in rows])
+    leaderboard checks a file's figures against it). ``prior_games``: the ladder's games per
+    pairing (:func:`~agents.bench.ladder.fit_rating`; None in older results)."""
+    elo, (lo, hi) = fit_rating([(r["rung_elo"], r["a_wins"] + r["draws"] / 2, r["games"]) for r in rows],
+                               prior_games=prior_games)
     return {"elo": round(elo, 1), "elo_ci": [round(lo, 1), round(hi, 1)],
             "games": sum(r["games"] for r in rows),
             "unreliable": any(r.get("a_forfeits") or r.get("b_forfeits") for r in rows)}
 
 
-def summarize(spec: str, ladder: Ladder, rows: list[dict[str, Any]], own: float | None = None
-              ) -> dict[str, Any]:
+def summarize(spec: str, ladder: Ladder, rows: list[dict[str, Any]], own: float | None = None,
+              how: dict[str, Any] | None = None) -> dict[str, Any]:
     """The bench result: the rating with its interval, the bot's per-move limit (``own``, None: the
-    ladder's), the ladder used, the rows, forfeits and CPU share."""
+    ladder's), how it was benched (``how``: :func:`conditions`; None: a built-in on secret seeds), the
+    ladder used, the rows, forfeits, replayed games and CPU share."""
+    how = how if how is not None else conditions(plan_builtin(spec), None)
     forfeits = {side: {k: sum(r[f"{side}_forfeit_kinds"][k] for r in rows) for k in KINDS} for side in "ab"}
     shares = [(r["cpu_share"], r["games"]) for r in rows if r["cpu_share"] is not None and r["games"]]
     n = sum(g for _, g in shares)
     return jsonable({
-        "bot": spec, **rating_of(rows),
+        "bot": spec, **rating_of(rows, ladder.games or None), **how,
+        "replays": sum(r.get("replays", 0) for r in rows),
+        "worker_deaths": sum(r.get("worker_deaths", 0) for r in rows),
         "move_time": ladder.move_time if own is None else own,
         "forfeits": {"bot": forfeits["a"], "ladder": forfeits["b"]},
         "cpu_share": round(sum(s * g for s, g in shares) / n, 3) if n else None,
         "ladder": {"scale": ladder.to_dict()["scale"], "move_time": ladder.move_time, "clock": ladder.clock,
-                   "ratings": ladder.ratings},
+                   "games_per_pairing": ladder.games, "ratings": ladder.ratings},
         "max_games_per_rung": max((r["games"] for r in rows), default=0), "sprt_elo": list(SPRT_ELO),
         "rungs": rows,
     })
+
+
+def plan_builtin(spec: str) -> Entry:
+    """The conditions of a built-in bot (run in-process, the project's own code)."""
+    return Entry(spec, spec, BUILT_IN, IN_PROCESS, False, "in-process")
 
 
 def read_result(path: str) -> dict[str, Any] | None:
@@ -295,7 +349,11 @@ def result_problem(obj: Any) -> str | None:
         return "a rung listed twice"
     if not any(r["games"] for r in rungs):
         return "no games against any rung"
-    derived = rating_of(rungs)
+    problem = conditions_problem(obj)
+    if problem is not None:
+        return problem
+    lad = obj.get("ladder")
+    derived = rating_of(rungs, (lad.get("games_per_pairing") or None) if isinstance(lad, dict) else None)
     if obj["games"] != derived["games"] or obj.get("unreliable", False) != derived["unreliable"]:
         return "its matches or unreliable mark do not follow from its rungs"
     if any(abs(x - y) > 0.11 for x, y in zip([obj["elo"], *ci], [derived["elo"], *derived["elo_ci"]],
@@ -309,6 +367,33 @@ def result_problem(obj: Any) -> str | None:
                 isinstance(f[side], dict) and {k: f[side].get(k, 0) for k in KINDS} == want[side]
                 and set(f[side]) <= set(KINDS) for side in want)):
             return "its forfeits do not follow from its rungs"
+    return None
+
+
+CONDITIONS: dict[str, Any] = {  # the optional fields of how a bot was benched (absent in older results)
+    "seed_kind": (SECRET, PUBLIC), "bot_kind": (BUILT_IN, PLUGIN, EXTERNAL),
+    "isolation": (IN_PROCESS, SANDBOXED, UNSANDBOXED), "trusted": bool, "sandbox": bool, "unmetered": bool,
+    "metering": str, "bot_label": str, "replays": int, "worker_deaths": int,
+}
+
+
+def conditions_problem(obj: dict[str, Any]) -> str | None:
+    """Why the fields saying how a bot was benched are malformed, or None (each may be absent)."""
+    for key, want in CONDITIONS.items():
+        if key not in obj:
+            continue
+        x = obj[key]
+        ok = (x in want if isinstance(want, tuple) else type(x) is bool if want is bool
+              else _count(x) if want is int else _name_ok(x))
+        if not ok:
+            return f"a malformed {key}"
+    seed = obj.get("seed")
+    if seed is not None and not (type(seed) is int and abs(seed) < 1 << 128):
+        return "a malformed seed"
+    lad = obj.get("ladder")
+    g = lad.get("games_per_pairing") if isinstance(lad, dict) else None
+    if g is not None and not _count(g):
+        return "a malformed ladder games_per_pairing"
     return None
 
 
