@@ -47,7 +47,6 @@ keyring filter does not know), checked before any game.
 
 from __future__ import annotations
 
-import atexit
 import functools
 import glob
 import os
@@ -59,6 +58,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
+from multiprocessing import util as mp_util
 
 SYSTEM_DIRS = ("/usr",)
 TOP_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -272,6 +272,8 @@ def private_dir() -> str:
         _write(d, "passwd", f"{name}:x:{uid}:{gid}:{name}:/tmp:/bin/sh\n".encode())
         _write(d, "group", f"{name}:x:{gid}:\n".encode())
         _FILES[os.getpid()] = d
+        # Removed at exit, an arena worker's too (multiprocessing ends its workers without atexit).
+        mp_util.Finalize(None, shutil.rmtree, args=(d,), kwargs={"ignore_errors": True}, exitpriority=0)
     return d
 
 
@@ -279,12 +281,6 @@ def _write(folder: str, name: str, data: bytes) -> None:
     with open(os.path.join(folder, name), "wb") as f:
         f.write(data)
 
-
-@atexit.register
-def _remove_private_dir() -> None:
-    d = _FILES.pop(os.getpid(), None)
-    if d is not None:
-        shutil.rmtree(d, ignore_errors=True)
 
 
 # -------------------------------------------------------------- the command
