@@ -62,8 +62,16 @@ def conditions_text(result: dict[str, Any]) -> str:
     lax = " (not bounded: rated with --unmetered)" if result.get("unmetered") else ""
     deaths = result.get("worker_deaths") or 0
     died = f"; {deaths} games whose worker process died counted against the bot" if deaths else ""
-    return (f"Bot: {label}; metering: {metering}{lax}; games replayed: {result.get('replays', '-')}{died}; "
+    return (f"Bot: {label}; metering: {metering}{lax}; games replayed: {replays_text(result)}{died}; "
             f"{seed_text(result)}.")
+
+
+def replays_text(result: dict[str, Any]) -> str:
+    """The games played again, or why there is no count (older results, or an arena that kept none)."""
+    if "replays" not in result:
+        return "not recorded"
+    n = result["replays"]
+    return "not counted by the arena" if n is None else str(n)
 
 
 def notes(result: dict[str, Any]) -> list[str]:
@@ -167,12 +175,13 @@ def _conditions_table(results: Sequence[dict[str, Any]]) -> str:
     metering, replayed games ("not recorded" in older results)."""
     items = []
     for res in sorted(results, key=lambda r: -r["elo"]):
-        sandbox = {True: "sandboxed", False: "no sandbox"}.get(res.get("sandbox"), "sandbox not recorded")
+        boxed = res.get("sandbox")
+        sandbox = "sandbox not recorded" if boxed is None else "sandboxed" if boxed else "no sandbox"
         lax = " (unbounded, --unmetered)" if res.get("unmetered") else ""
         items.append(f"- {md_code(res['bot'])}: {res.get('bot_label', 'kind not recorded')}; "
                      f"{res.get('seed_kind', 'not recorded')} seed; {sandbox}; metering "
                      f"{res.get('metering', 'not recorded')}{lax}; "
-                     f"games replayed: {res.get('replays', 'not recorded')}")
+                     f"games replayed: {replays_text(res)}")
     return "\nHow each bot was benched:\n\n" + "\n".join(items) + "\n"
 
 

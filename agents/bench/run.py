@@ -194,14 +194,15 @@ def _worker_died(line: dict[str, Any]) -> bool:
     return f.get("reason") == CRASH and str(f.get("detail", "")).startswith(WORKER_DIED)
 
 
-def replays_of(st: PairingStats, path: str) -> int:
-    """Games of this rung played again (a rung's time forfeit, a dead worker): the arena's count."""
+def replays_of(st: PairingStats, path: str) -> int | None:
+    """Games of this rung played again (a rung's time forfeit, a dead worker) as the arena counts them
+    (its statistics or its results header), or None where it does not record them."""
     n = getattr(st, "replays", None)
-    if isinstance(n, int):
+    if type(n) is int and n >= 0:
         return n
     header, _ = read_results(path)
     n = header.get("replays") if isinstance(header, dict) else None
-    return n if type(n) is int and n >= 0 else 0
+    return n if type(n) is int and n >= 0 else None
 
 
 def rung_row(rung: str, ladder: Ladder, st: PairingStats) -> dict[str, Any]:
@@ -239,7 +240,7 @@ def summarize(spec: str, ladder: Ladder, rows: list[dict[str, Any]], own: float 
     n = sum(g for _, g in shares)
     return jsonable({
         "bot": spec, **rating_of(rows, ladder.games or None), **how,
-        "replays": sum(r.get("replays", 0) for r in rows),
+        "replays": total([r.get("replays") for r in rows]),
         "worker_deaths": sum(r.get("worker_deaths", 0) for r in rows),
         "move_time": ladder.move_time if own is None else own,
         "forfeits": {"bot": forfeits["a"], "ladder": forfeits["b"]},
@@ -249,6 +250,11 @@ def summarize(spec: str, ladder: Ladder, rows: list[dict[str, Any]], own: float 
         "max_games_per_rung": max((r["games"] for r in rows), default=0), "sprt_elo": list(SPRT_ELO),
         "rungs": rows,
     })
+
+
+def total(counts: list[int | None]) -> int | None:
+    """The sum of per-rung counts, or None when any rung did not record its count."""
+    return None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
 
 
 def plan_builtin(spec: str) -> Entry:
@@ -384,7 +390,7 @@ def conditions_problem(obj: dict[str, Any]) -> str | None:
             continue
         x = obj[key]
         ok = (x in want if isinstance(want, tuple) else type(x) is bool if want is bool
-              else _count(x) if want is int else _name_ok(x))
+              else x is None or _count(x) if want is int else _name_ok(x))
         if not ok:
             return f"a malformed {key}"
     seed = obj.get("seed")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,7 +16,7 @@ from agents.bench import BenchOptions, bench
 from agents.bench import entry as bench_entry
 from agents.bench.entry import BenchMeteringError, BenchSandboxError, BenchTrustError, bot_kind, hosted
 from agents.bench.ladder import Ladder, load_ladder, save_ladder
-from agents.bench.run import rating_of, rung_file
+from agents.bench.run import rating_of, replays_of, rung_file, total
 from agents.cli import main
 from agents.protocol.sandbox import sandbox_problem
 
@@ -163,7 +164,16 @@ def test_reports_record_seed_kind_bot_kind_sandbox_metering_and_replays(one_rung
     assert main(["leaderboard", str(tmp_path / "p"), str(tmp_path / "s"), str(tmp_path / "t")]) == 0
     table = capsys.readouterr().out
     assert "(trusted, in-process)" in table and "How each bot was benched" in table
-    assert "public seed" in table and "secret seed" in table and "games replayed: 0" in table
+    assert "public seed" in table and "secret seed" in table and "games replayed: " in table
+
+
+def test_replayed_games_come_from_the_arenas_count_or_are_not_counted(one_rung, tmp_path):
+    result = bench("random", _opts(tmp_path, "r", one_rung, max_games=2))
+    path = rung_file(str(tmp_path / "r"), "heuristic")
+    st = SimpleNamespace(replays=3)
+    assert replays_of(st, path) == 3 and replays_of(SimpleNamespace(), path) == result["rungs"][0]["replays"]
+    assert result["replays"] == total([r["replays"] for r in result["rungs"]])
+    assert total([1, 2]) == 3 and total([1, None]) is None
 
 
 def test_a_bot_that_loses_every_match_is_rated_as_random_was_calibrated():

@@ -71,12 +71,23 @@ class Memory(_Cheat):
     """Remembers its hands in a class attribute: in the mirror game of a duplicate pair the opponent
     holds the hand this bot held before, so the first tricks are played on a known hand."""
 
-    hands: dict[int, int] = {}  # trump card -> the hand held at the deal's start
+    hands: dict[tuple[int, int], tuple[int, int]] = {}  # (deal number, trump card) -> (hand, which bot)
+    made = 0  # bots made so far in this process: each game's bot has its own number
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.deal = 0
+        Memory.made += 1
+        self.number = Memory.made
+
+    def deal_end(self, deal: Any) -> None:
+        self.deal += 1
 
     def act(self, view: Any) -> int:
         if view.stock == 12 and view.trump_card >= 0:
-            before = self.hands.setdefault(view.trump_card, view.hand)
-            if before & view.hand == 0:  # the other hand of a deal seen before: the opponent's now
+            key = (getattr(self, "deal", 0), view.trump_card)
+            before, who = self.hands.setdefault(key, (view.hand, getattr(self, "number", 0)))
+            if who != getattr(self, "number", 0) and before & view.hand == 0:  # an earlier game's hand
                 try:
                     state = sample_state(view, self.rng, opp_lacks=view.unseen & ~before)
                 except ValueError:
