@@ -4,7 +4,9 @@
 rung of the ladder (:mod:`agents.bench.ladder`, ratings in ``ladder.json``)
 on secret deals (a fresh secret master seed per rung) with duplicate deals,
 fresh bots per game, at the ladder's CPU-time control, and fits its rating
-on the ladder's fixed scale (see ``docs/benchmark.md``); ``python -m
+on the ladder's fixed scale (see ``docs/benchmark.md``). Untrusted code (``exec:``
+bots, plug-ins) runs out of process in the sandbox (:mod:`agents.bench.entry`,
+:mod:`agents.protocol.host`); ``python -m
 agents.bench.calibrate`` made the ladder's ratings; ``sixtysix leaderboard``
 merges bench results (:func:`agents.bench.report.leaderboard`).
 """

@@ -187,3 +187,19 @@ def test_a_bot_that_loses_every_match_is_rated_as_random_was_calibrated():
         assert got["elo_ci"][1] < 1000  # the games bound it from above: below every rung it lost to
     few, many = (rating_of([{"rung_elo": 1000.0, "a_wins": 0, "draws": 0, "games": g}], 60) for g in (4, 40))
     assert many["elo_ci"][1] < few["elo_ci"][1]  # more lost games, a lower upper bound
+
+
+@needs_bwrap
+def test_a_plugin_from_a_file_is_hosted_by_its_absolute_path_and_alone(one_rung, tmp_path, metered,
+                                                                       monkeypatch):
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "mine.py").write_text("from agents.heuristic import HeuristicAgent as Mine\n")
+    (tmp_path / "bots" / "leans.py").write_text("from mine import Mine as Leans\n")  # a sibling: not bound
+    monkeypatch.chdir(tmp_path / "bots")
+    monkeypatch.syspath_prepend(str(tmp_path / "bots"))
+    result = bench("mine.py:Mine", _opts(tmp_path, "f", one_rung, max_games=2))
+    assert result["bot"] == "mine.py:Mine" and result["isolation"] == "sandboxed process"
+    assert result["rungs"][0]["a_forfeits"] == 0 and result["games"] == 2
+    with pytest.raises(BenchTrustError, match="No module named 'mine'"):  # before any game
+        bench("leans.py:Leans", _opts(tmp_path, "g", one_rung, max_games=2))
+    assert not (tmp_path / "g").exists()
