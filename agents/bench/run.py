@@ -146,8 +146,9 @@ def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
                           progress=options.progress, reference=(1,), sandbox=entry.sandbox,
                           report_every=0 if options.progress else REPORT_EVERY,
                           estimator=options.estimator, value=options.value, sprt_estimator="plain")
+        replays = replays_of(st, path)
         st, deaths = blame_worker_deaths(st, path)
-        rows.append({**rung_row(rung, ladder, st), "worker_deaths": deaths, "replays": replays_of(st, path)})
+        rows.append({**rung_row(rung, ladder, st), "worker_deaths": deaths, "replays": replays})
         print(f"bench: {st.summary()}", file=sys.stderr)
     result = summarize(spec, ladder, rows, own, conditions(entry, options.seed))
     write_reports(result, options.out)
@@ -185,7 +186,7 @@ def blame_worker_deaths(st: PairingStats, path: str) -> tuple[PairingStats, int]
         seat = counted[i]["seats"].index(0)
         counted[i] = {**counted[i], "winner": 1 - seat, "forfeit": {**counted[i]["forfeit"], "seat": seat}}
     fixed = pairing_stats(counted, 0, 1, [st.a, st.b], st.unit, st.duplicate)
-    keep = {k: v for k, v in st.__dict__.items() if k.startswith("sprt") or k == "aivat"}
+    keep = {k: v for k, v in st.__dict__.items() if k.startswith("sprt") or k in ("aivat", "replays")}
     return dataclasses.replace(fixed, **keep), len(died)
 
 
