@@ -173,12 +173,13 @@ def next_dealer(state: State) -> int:
 
 
 def next_bonus(state: State) -> int:
-    """The next deal's draw bonus: one more after a drawn deal with the
-    ``draw_bonus`` switch (they add up over drawn deals in a row), else 0."""
+    """The next deal's draw bonus: 1 after a drawn deal with the ``draw_bonus``
+    switch, however many drawn deals came in a row (the rule book's "the
+    winner of the next hand scores 1 extra", docs/rules-variants.md V1.2), else 0."""
     if state.result is None:
         raise ValueError("the deal is not over yet")
     if state.result.winner is None and state.rules.draw_bonus:
-        return state.bonus + 1
+        return 1
     return 0
 
 

@@ -68,8 +68,12 @@ def declaration(s: Any, p: int) -> tuple[int, int, str]:
 
 def closer_failed(s: Any) -> tuple[int, int, str]:
     """Nobody declared after a close (4.2): the closer's opponent scores 2, or 3
-    if it had no trick when the talon was closed."""
-    return 1 - s.closed_by, 3 if s.closer_opp_tricks == 0 else 2, CLOSER_FAILED
+    if it had no trick when the talon was closed; presets with
+    ``rules.failed_close_all_tricks`` (kawu, docs/rules-variants.md V2.6)
+    count its tricks over the whole deal instead."""
+    opp = 1 - s.closed_by
+    tricks = s.tricks[opp] if s.rules.failed_close_all_tricks else s.closer_opp_tricks
+    return opp, 3 if tricks == 0 else 2, CLOSER_FAILED
 
 
 def last_trick(s: Any, winner: int | None = None) -> tuple[int | None, int, str]:

@@ -56,7 +56,7 @@ class Rules:
 
     name: str = "german"
     # Switches of the full German rule book (V1.2, V1.3).
-    draw_bonus: bool = False  # after a drawn deal the next deal's winner scores 1 more (cumulative)
+    draw_bonus: bool = False  # after drawn deals the next deal's winner scores 1 more (not cumulative)
     double_game: bool = False  # a match won 7-0 counts twice (State.match_value)
     # The cards (V3.1): the deck as a card mask over the pinned ids, and the hand size.
     deck: int = FULL_DECK
@@ -77,6 +77,7 @@ class Rules:
     last_trick_wins: int = 0  # >0: the last trick's winner wins that many game points (no draw)
     false_claim_three: bool = False  # a false declaration gives 3 if the opponent has no trick
     closer_beaten_like_failed: bool = False  # beating the closer scores as a failed close (2 or 3)
+    failed_close_all_tricks: bool = False  # a failed close's 3: no trick in the whole deal, not at the close
     match_target: int = 7
     # Derived in __post_init__ (not part of a preset's identity).
     free_exchange: bool = field(init=False, repr=False, compare=False)
@@ -132,6 +133,7 @@ PRESETS: dict[str, Rules] = {
         last_trick_wins=1,
         false_claim_three=True,
         closer_beaten_like_failed=True,
+        failed_close_all_tricks=True,
     ),
     "schnapsen": Rules(
         name="schnapsen",

@@ -37,12 +37,13 @@ class Game:
     last_trick_wins: bool  # talon ran out, nobody declared: the last trick's winner scores 1
     false_claim_three: bool  # a false declaration costs 3 against an opponent without a trick
     beaten_closer_as_failed: bool  # beating the closer scores 2 or 3 like a failed close
+    failed_close_whole_deal: bool = False  # a failed close's 3: the opponent took no trick at all (kawu)
 
 
 ALL = tuple(range(24))
 NO_NINES = tuple(c for c in ALL if c % 6)
 GERMAN = Game("german", ALL, 6, 0, True, True, False, False, 10, False, False, False)
-KAWU = Game("kawu", ALL, 6, 0, False, False, False, True, 0, True, True, True)
+KAWU = Game("kawu", ALL, 6, 0, False, False, False, True, 0, True, True, True, True)
 SCHNAPSEN = Game("schnapsen", NO_NINES, 5, 1, False, True, True, False, 0, True, False, False)
 
 
@@ -240,7 +241,9 @@ class Deal:
                 self.end(top, game_points(self.score(1 - top), self.tricks(1 - top)))
 
     def closer_failed_points(self) -> int:
-        return 3 if self.opp_tricks_at_close == 0 else 2
+        assert self.closer is not None
+        tricks = self.tricks(1 - self.closer) if self.game.failed_close_whole_deal else self.opp_tricks_at_close
+        return 3 if tricks == 0 else 2
 
     def end_by_declaration(self, p: int) -> None:
         o = 1 - p

@@ -166,7 +166,7 @@ def test_env_matches_follow_the_reference(spec):
     act), game-point rewards per deal, the dealer and match score carried on,
     and the match won at 7. With the German switches (docs/rules-variants.md
     V1.2, V1.3) nobody declares or closes, so that deals run out and some are
-    drawn: each drawn deal adds 1 to the next won deal's game points, and a
+    drawn: drawn deals (one or more in a row) add 1 to the next won deal's game points, and a
     7-0 match counts twice."""
     game = GAMES[spec.split("+")[0]]
     quiet = spec == SWITCHES
@@ -201,7 +201,7 @@ def test_env_matches_follow_the_reference(spec):
                 winner, points, _ = ref.result
                 if quiet:
                     draws += winner is None
-                    points, bonus = (0, bonus + 1) if winner is None else (points + bonus, 0)
+                    points, bonus = (0, 1) if winner is None else (points + bonus, 0)
                 rewards = [e.rewards[a] for a in PLAYER_IDS]
                 assert rewards == [
                     points if p == winner else -points if winner is not None else 0 for p in (0, 1)

@@ -254,26 +254,50 @@ def test_kawu_close_has_no_response_window_and_false_claims_cost_three():
 
 
 def test_kawu_beating_the_closer_scores_like_a_failed_close():
-    def beaten(rules: str, opp_tricks_at_close: int) -> tuple:
+    def beaten(rules: str, opp_tricks_at_close: int, opp_tricks: int = 2) -> tuple:
         s = SimpleNamespace(
             rules=rules_from_spec(rules), closed_by=0, closer_opp_tricks=opp_tricks_at_close,
-            tricks=[1, 2], score=lambda p: (40, 70)[p],
+            tricks=[1, opp_tricks], score=lambda p: (40, 70)[p],
         )
         return declaration(s, 1)
 
     assert beaten("german", 0) == (1, 2, CLOSER_BEATEN)
-    assert beaten("kawu", 0) == (1, 3, CLOSER_BEATEN)
+    # kawu counts the claimant's tricks over the whole deal (V2.6): a claim of 66 needs one.
+    assert beaten("kawu", 0) == (1, 2, CLOSER_BEATEN)
+    assert beaten("kawu", 0, 0) == (1, 3, CLOSER_BEATEN)
     assert beaten("kawu", 1) == (1, 2, CLOSER_BEATEN)
 
 
-@pytest.mark.parametrize("spec, response", [("kawu", ""), ("german", "continue ")])
-def test_failed_close_counts_the_opponents_tricks_at_the_close(spec, response):
-    """V2.6 decision (docs/rules.md 4.2 for German): player 1 had no trick when
-    player 0 closed, then took five; the failed close still pays 3."""
-    s = german_deal(spec).play("close", *response.split())
+def test_failed_close_counts_the_opponents_tricks_at_the_close_in_german():
+    """docs/rules.md 4.2: player 1 had no trick when player 0 closed, then took
+    four; the failed close still pays 3."""
+    s = german_deal("german").play("close", "continue")
     s.play("AC", "9C", "TC", "TH", "AS", "JS", "KS", "9H", "KC", "AH", "QS", "QC", "continue")
     assert s.tricks == [2, 4] and s.closer_opp_tricks == 0
     assert (s.result.winner, s.result.game_points, s.result.reason) == (1, 3, CLOSER_FAILED)
+
+
+def test_kawu_failed_close_counts_the_opponents_tricks_over_the_whole_deal():
+    """V2.6: "the opponent scores 2 game points, or 3 if they took no trick":
+    player 1 had no trick at the close but took four after it, so 2; with no
+    trick in the whole deal, 3."""
+    s = german_deal("kawu").play("close")
+    s.play("AC", "9C", "TC", "TH", "AS", "JS", "KS", "9H", "KC", "AH", "QS", "QC", "continue")
+    assert s.tricks == [2, 4] and s.closer_opp_tricks == 0
+    assert (s.result.winner, s.result.game_points, s.result.reason) == (1, 2, CLOSER_FAILED)
+    rng = random.Random(5)
+    seen = {2: 0, 3: 0}
+    for _ in range(400):
+        s = deal(rng, rules="kawu")
+        s.apply(CLOSE)
+        while not s.is_over:
+            acts = [a for a in s.legal_actions() if a != DECLARE] or s.legal_actions()
+            s.apply(rng.choice(acts))
+        if s.result.reason == CLOSER_FAILED:
+            opp = 1 - s.closed_by
+            assert s.result.game_points == (3 if s.tricks[opp] == 0 else 2)
+            seen[s.result.game_points] += 1
+    assert seen[2] and seen[3], seen
 
 
 def test_kawu_last_trick_wins_one_without_bonus():
@@ -318,7 +342,10 @@ def test_draw_bonus_goes_to_the_next_winner():
         plain.apply(a)
     assert nxt.result.game_points == plain.result.game_points + (nxt.result.winner is not None)
     again = SimpleNamespace(result=s.result, rules=s.rules, bonus=1)
-    assert next_bonus(again) == 2  # drawn deals in a row add up (V1.2)
+    assert next_bonus(again) == 1  # drawn deals in a row: still 1 extra (V1.2)
+    second_draw = s.clone()
+    second_draw.bonus = 1  # the drawn deal already carried the bonus of a draw before it
+    assert next_deal(second_draw, rng).bonus == 1
 
 
 def test_double_game_counts_a_seven_nil_match_twice():
