@@ -44,9 +44,12 @@ are data, run only if the command line names them again
 (:func:`training.config.trusted_config`); a new run never writes over
 another run's folder (:mod:`training.run_folder`); checkpoints are written whole or not at
 all, never with non-finite weights, and the final ``last.pt`` before the
-final evaluation. Ctrl-C or SIGTERM stops a run at once (the teacher's
-workers are killed, ``last.pt`` keeps the last checkpoint, ``--resume`` goes
-on from there) and no worker process outlives ``train.py``, even after
+final evaluation. It says where it writes before it starts (the run folder,
+``last.pt``, ``metrics.csv``). Ctrl-C or SIGTERM stops a run at once and
+loses no finished update: a rollout under way is abandoned, an update under
+way finishes (the signals wait for it), ``last.pt`` is saved with the last
+update, the teacher's workers are killed and the message says how to go on
+(``--resume``); no worker process outlives ``train.py``, even after
 SIGKILL. Expected failures (a bad config, a full disk) are one line and exit
 code 2; an interrupt exits with 128 + the signal number.
 """
@@ -70,7 +73,7 @@ import torch
 
 from agents import checkpoint
 from agents.arena import PairingStats
-from agents.lifetime import sigterm_interrupts
+from agents.lifetime import signals_held, sigterm_interrupts
 from agents.nets import PolicyNet, ValueNet, masked_distribution
 from sixtysix_env.batched.sampling import NonFiniteLogitsError
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
@@ -115,6 +118,7 @@ class Run:
     final: dict[str, PairingStats] = field(default_factory=dict)  # the last evaluation
     dir: Path = Path()  # <run_dir>/<name> of the command line (a resumed checkpoint may name another)
     saved_step: int = 0  # the step last.pt holds
+    unsaved: str = ""  # why the save at a stop failed ("" if it did not)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -213,8 +217,9 @@ def save(run: Run, path: Path, full: bool) -> None:
 # ===================================================================== loop
 def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = None) -> Run:
     """Run (or, with ``resume``, continue) training in ``<run_dir>/<name>``; returns the finished
-    run. Ctrl-C (and SIGTERM, see :func:`main`) raises :class:`Interrupted` at once: the teacher's
-    workers are killed and ``last.pt`` keeps the last checkpoint."""
+    run. Ctrl-C (and SIGTERM, see :func:`main`) raises :class:`Interrupted` at once (an update
+    under way first finishes): ``last.pt`` is saved with the last finished update and the
+    teacher's workers are killed."""
     folder = Path(cfg.run_dir) / cfg.name
     ckpt, cfg = resume_from(folder / "last.pt", overrides or {}) if resume else (None, cfg)
     check_config(cfg)
@@ -224,6 +229,7 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
         if not run.resumed:
             save(run, folder / "last.pt", full=True)  # a run can be resumed from its first moment
         run_folder.write_config(folder, dataclasses.asdict(cfg))
+        print(where(run), flush=True)
         seed = derive_seed(cfg.seed, "resume", run.update) if run.resumed else cfg.seed  # fresh deals
         teacher = Teacher(cfg.teacher, seed, cfg.teacher_frac, cfg.teacher_workers) if cfg.teacher else None
         logger = Logger(folder, cfg.tensorboard, cfg.progress, cfg.end_steps(), run.global_step, cfg.name)
@@ -232,6 +238,7 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
             loop(run, seed, teacher, logger)
             done = True
         except KeyboardInterrupt:
+            save_on_stop(run)  # before the teacher's workers are killed: it takes a moment
             raise Interrupted(run) from None
         finally:
             if teacher is not None:
@@ -266,17 +273,19 @@ def loop(run: Run, seed: int, teacher: Teacher | None, logger: Logger) -> None:
         adv, ret = compute_gae(buf.rewards, buf.values, buf.dones, buf.seats, closed, next_values,
                                cfg.gamma, cfg.gae_lambda)
 
-        # 3. PPO update on the learner's rows
-        t1 = time.perf_counter()
-        batch = buf.learner_batch(adv, ret)
-        losses = ppo_update(run, batch, teacher_w)
-        update_s = time.perf_counter() - t1
-        run.global_step += N * T
-        run.update += 1
-        check_finite(run)
-        if run.update % cfg.snapshot_every == 0:
-            run.snapshots.append({k: v.detach().clone() for k, v in run.policy.state_dict().items()})
-            del run.snapshots[:-cfg.snapshot_pool]
+        # 3. PPO update on the learner's rows; a stop (Ctrl-C, SIGTERM) waits for its end, so that
+        # the weights, optimizer and counters a stop saves are those of one finished update
+        with signals_held():
+            t1 = time.perf_counter()
+            batch = buf.learner_batch(adv, ret)
+            losses = ppo_update(run, batch, teacher_w)
+            update_s = time.perf_counter() - t1
+            run.global_step += N * T
+            run.update += 1
+            check_finite(run)
+            if run.update % cfg.snapshot_every == 0:
+                run.snapshots.append({k: v.detach().clone() for k, v in run.policy.state_dict().items()})
+                del run.snapshots[:-cfg.snapshot_pool]
 
         # 4. checkpoint, evaluate, log
         metrics = {
@@ -298,6 +307,29 @@ def loop(run: Run, seed: int, teacher: Teacher | None, logger: Logger) -> None:
         logger.progress(run.global_step, f"sps={metrics['charts/sps']:.0f} {evaluation.note(run.final)}")
         if finished:
             break
+
+
+def where(run: Run) -> str:
+    """Where the run writes, said before it starts."""
+    d, cfg = run.dir, run.cfg
+    state = f"resumed at step {run.global_step:,}" if run.resumed else "new run"
+    tb = ", TensorBoard events" if cfg.tensorboard else ""
+    return (f"run folder: {d} ({state}, {cfg.end_steps():,} steps)\n"
+            f"writes:     {d / 'last.pt'} (every {cfg.checkpoint_every} updates and on Ctrl-C/SIGTERM), "
+            f"{d / 'best.pt'}, {d / 'metrics.csv'}{tb}")
+
+
+def save_on_stop(run: Run) -> None:
+    """Save ``last.pt`` with the last finished update when a stop interrupts the loop (a rollout
+    under way is abandoned: the next run deals afresh). Further signals wait for the save; a save
+    that fails leaves the previous ``last.pt`` and says why (:attr:`Run.unsaved`)."""
+    if run.global_step == run.saved_step:
+        return
+    with signals_held(redeliver=False):
+        try:
+            save(run, run.dir / "last.pt", full=True)
+        except (OSError, ValueError) as e:  # a full disk; non-finite weights (check_finite said so)
+            run.unsaved = str(e)
 
 
 def out_of_time(cfg: Config, began: float) -> bool:
@@ -404,9 +436,13 @@ def stopped(e: KeyboardInterrupt, name: str) -> str:
     run = e.run if isinstance(e, Interrupted) else None
     if run is None:
         return f"stopped by {name} before training began"
-    return (f"stopped by {name} at step {run.global_step:,}: {run.dir / 'last.pt'} holds step "
-            f"{run.saved_step:,} (written every checkpoint_every={run.cfg.checkpoint_every} updates); "
-            f"go on: {resume_command(run)}")
+    if run.saved_step == run.global_step and not run.unsaved:
+        held = f"saved {run.dir / 'last.pt'} at update {run.update:,} (a rollout under way is dealt afresh)"
+    else:
+        why = f"saving failed ({run.unsaved}); " if run.unsaved else ""
+        held = (f"{why}{run.dir / 'last.pt'} holds step {run.saved_step:,} (written every "
+                f"checkpoint_every={run.cfg.checkpoint_every} updates)")
+    return f"stopped by {name} at step {run.global_step:,}: {held}\ngo on: {resume_command(run)}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,7 +4,8 @@ And a stop by SIGTERM is a stop by Ctrl-C (:func:`sigterm_interrupts`): the
 same clean-up runs (pools shut down, the last line of a results file
 complete, the "continue with --resume" message), where the default action
 would end the process at once and leave its pool's semaphores to the
-resource tracker.
+resource tracker. A section that must not stop half way (a training update,
+the save after a stop) holds both signals until its end (:func:`signals_held`).
 
 A process the arena or training starts (a pool worker, an external bot's
 supervisor) asks Linux to signal it when its parent dies, however the
@@ -121,3 +122,28 @@ def sigterm_interrupts() -> Iterator[Stop]:
         yield stop
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def signals_held(redeliver: bool = True) -> Iterator[list[int]]:
+    """While this holds, SIGINT and SIGTERM are noted (in the yielded list), not acted on: a section
+    that must not stop half way (a PPO update, the save after a stop) runs to its end. On leaving it
+    normally the first noted signal is raised again, to the handlers in place before, unless
+    ``redeliver`` is false; an exception leaving it drops them (it stops the process anyway).
+    Elsewhere than the main thread it does nothing."""
+    pending: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield pending
+        return
+
+    def note(signum: int, _frame: Any) -> None:
+        pending.append(signum)
+
+    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield pending
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+    if pending and redeliver:
+        signal.raise_signal(pending[0])
