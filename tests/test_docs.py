@@ -94,3 +94,22 @@ def test_site_nav_lists_every_page():
     nav = [page for entry in config["nav"] for page in entry.values()]
     pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
     assert sorted(nav) == pages
+
+
+def test_every_script_the_docs_cite_exists():
+    """`bench/X.py`, `recipes/X.py`, `examples/...py`, `.ci/...` and `python -m module` in the README and docs."""
+    cited, missing = 0, []
+    for path in [ROOT / "README.md", ROOT / "SECURITY.md", *(ROOT / "docs").glob("*.md")]:
+        text = path.read_text(encoding="utf-8")
+        for rel in re.findall(r"(?<![\w/.-])((?:bench|recipes|examples|\.ci)/[\w./-]*\w)", text):
+            cited += 1
+            if re.search(r"/[A-Z]+\.", rel):  # a placeholder: examples/NAME.py
+                continue
+            if not (ROOT / rel).exists():
+                missing.append(f"{path.name}: {rel}")
+        for module in re.findall(r"python3? -m ((?:agents|training|tables|sixtysix_env|bench)[\w.]*)", text):
+            cited += 1
+            as_path = ROOT / module.replace(".", "/")
+            if not (as_path.with_suffix(".py").exists() or (as_path / "__main__.py").exists()):
+                missing.append(f"{path.name}: python -m {module}")
+    assert cited >= 30 and not missing, missing
