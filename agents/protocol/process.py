@@ -4,10 +4,14 @@ See :mod:`agents.external` for why the process cannot outlive the arena.
 The bot's stderr comes through a pipe that is drained whenever the arena
 waits for the bot, into a log capped at :data:`LOG_HEAD` bytes from the
 start plus the last :data:`LOG_TAIL` bytes (:class:`StderrLog`: the log
-says how much was dropped). :meth:`BotProcess.cpu_seconds` is the CPU time
-of the bot's whole process tree (Linux ``/proc``, :mod:`.cputime`); the
+says how much was dropped). Each process gets its own control group
+(:mod:`.cgroups`), joined before the supervisor runs, so that everything the
+bot starts is in it: :meth:`BotProcess.cpu_seconds` is the group's CPU time,
+its memory and process count are bounded, and :meth:`BotProcess.stop` kills
+the whole group and removes it. Where there are no usable cgroups the CPU
+time is the bot's process tree sampled from ``/proc`` (:mod:`.cputime`); the
 supervisor is made a child subreaper, so a bot's orphaned children stay in
-that tree.
+that tree. Either way the bot's processes get ``oom_score_adj`` 1000.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import time
 from typing import Any
 
 from ..lifetime import PR_SET_PDEATHSIG, prctl
+from .cgroups import BotGroup, CgroupError, layout, new_group
 from .cputime import TreeCpu
 from .messages import (
     BotCrash,
@@ -61,8 +66,18 @@ PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 # A process's group is the 3rd field after the LAST ")" of /proc/PID/stat
 # (its parent the 2nd, its state the 1st): its name, in parentheses before,
 # may hold spaces, ")" and newlines.
+# With a cgroup v2 group (its cgroup.kill in $k, the arena's own group's
+# cgroup.procs in $h), "whatever is left" is the whole group: on SIGTERM the
+# supervisor kills it, itself included; when the bot exits, it first moves
+# itself to the arena's group, so that its exit status is still the bot's.
+# That also ends a daemon that changes its pid faster than reap's rounds, when
+# the arena is gone and cannot kill the group itself.
 REAP_ROUNDS = 64
 _SUPERVISOR = (
+    "k=$1 h=$2; shift 2\n"
+    "end() {\n"
+    '  [ -n "$k" ] && { [ -z "$1" ] || echo $$ > "$h"; } && echo 1 > "$k"\n'
+    "} 2>/dev/null\n"
     "reap() {\n"
     f"  r={REAP_ROUNDS}\n"
     "  while [ $r -gt 0 ]; do\n"
@@ -79,13 +94,14 @@ _SUPERVISOR = (
     '    [ -z "$k" ] && return\n'
     "  done\n"
     "}\n"
-    "trap 'reap; kill -KILL 0' TERM HUP\n"
+    "trap 'reap; end; kill -KILL 0' TERM HUP\n"
     "exec 3<&0 4>&1\n"
     '"$@" 0<&3 1>&4 3<&- 4>&- &\n'
     "exec 0</dev/null 1>/dev/null 3<&- 4>&-\n"
     "wait $!\n"
     "s=$?\n"
     "reap\n"
+    "end leave\n"
     "exit $s\n"
 )
 REAP_WAIT = 2.0  # seconds the supervisor gets to end a bot's processes at stop() before its group is killed
@@ -93,13 +109,38 @@ _LINUX = sys.platform.startswith("linux") and os.path.exists("/bin/sh")
 _WAITID = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 
 
-def _child_setup(parent: int, prctl: Any) -> None:
-    """Runs in the child between fork and exec: die (via the supervisor) with the arena, and
+OOM_SCORE_ADJ = 1000  # a bot's processes are the first the kernel kills when memory runs out
+
+
+def _child_setup(parent: int, prctl: Any, procs_files: tuple[str, ...]) -> None:
+    """Runs in the child between fork and exec: join the bot's groups (before anything of the bot
+    runs), be the first killed when memory runs out, die (via the supervisor) with the arena, and
     adopt the bot's orphans (so their CPU time stays in the tree)."""
+    for path in procs_files:  # an error here fails the start (Popen raises it in the arena)
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.write(fd, b"0")  # "0": the writing process itself
+        finally:
+            os.close(fd)
+    fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+    try:
+        os.write(fd, str(OOM_SCORE_ADJ).encode())
+    finally:
+        os.close(fd)
     prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     if os.getppid() != parent:
         os._exit(1)
+
+
+def _group_args(group: BotGroup | None) -> tuple[str, str]:
+    """The supervisor's ``$k`` and ``$h``: the group's ``cgroup.kill`` and the arena's own v2 group's
+    ``cgroup.procs`` (empty where the group has no ``cgroup.kill``)."""
+    home = layout().v2_home
+    kill = group.kill_file if group is not None else None
+    if kill is None or home is None:
+        return "", ""
+    return kill, os.path.join(home, "cgroup.procs")
 
 
 def _exit_text(code: int | None) -> str:
@@ -121,9 +162,17 @@ class BotProcess:
                       f"(arena pid {os.getpid()})")
         cmd: list[str] = list(argv)
         preexec = None
+        self.group: BotGroup | None = None
         if _LINUX:
-            cmd = ["/bin/sh", "-c", _SUPERVISOR, "sixtysix-bot", *argv]
-            preexec = functools.partial(_child_setup, os.getpid(), prctl())
+            try:
+                self.group = new_group()
+            except CgroupError as e:
+                self.log.close()
+                raise BotCrash(f"could not start {shlex.join(argv)}: {e}") from None
+            group = self.group
+            cmd = ["/bin/sh", "-c", _SUPERVISOR, "sixtysix-bot", *_group_args(group), *argv]
+            joins = group.procs_files if group else ()
+            preexec = functools.partial(_child_setup, os.getpid(), prctl(), joins)
         try:
             self.popen = subprocess.Popen(
                 cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
@@ -131,8 +180,11 @@ class BotProcess:
             )
         except (OSError, subprocess.SubprocessError) as e:
             self.log.close()
+            if self.group is not None:
+                self.group.remove()
             raise BotCrash(f"could not start {shlex.join(argv)}: {e}") from None
-        self.log.note(f"pid {self.popen.pid} (process group)")
+        where = f"; control group {os.path.basename(self.group.folders[0])}" if self.group else ""
+        self.log.note(f"pid {self.popen.pid} (process group{where})")
         assert self.popen.stdin and self.popen.stdout and self.popen.stderr
         self.pid = self.popen.pid
         self.in_fd = self.popen.stdin.fileno()
@@ -145,7 +197,7 @@ class BotProcess:
         self.poll.register(self.err_fd, select.POLLIN)
         self.buf = bytearray()
         self.stopped = False
-        self.cpu = TreeCpu(self.pid)
+        self.cpu = None if self.group is not None and self.group.meters_cpu else TreeCpu(self.pid)
 
     @property
     def log_path(self) -> str:
@@ -169,8 +221,12 @@ class BotProcess:
             self.log.write(chunk)
 
     def cpu_seconds(self) -> float:
-        """CPU seconds the bot's process tree used so far (:class:`~.cputime.TreeCpu`: it never goes
-        down, and keeps its count once the process has ended); 0 where ``/proc`` is missing."""
+        """CPU seconds the bot's processes used so far: its group's counter (every process ever in it,
+        however reaped), else its process tree sampled (:class:`~.cputime.TreeCpu`). It never goes
+        down, and keeps its count once the process has ended; 0 where neither exists."""
+        if self.cpu is None:
+            assert self.group is not None
+            return self.group.cpu_seconds()
         if self.popen.returncode is None:  # not reaped, so its pid is still this process's
             self.cpu.sample()
         return self.cpu.seconds
@@ -191,7 +247,8 @@ class BotProcess:
                 except ChildProcessError:  # reaped already
                     break
                 if exited is not None:
-                    self.cpu.sample()
+                    if self.cpu is not None:
+                        self.cpu.sample()
                     break
                 assert end is not None  # a wait without WNOHANG returns at the exit
                 left = end - time.monotonic()
@@ -276,7 +333,9 @@ class BotProcess:
             pass
         if grace > 0:
             self.exit_status(grace)
-        if _LINUX and self.exit_status(0) is None:  # its supervisor ends all it started (reap)
+        if self.group is not None:  # every process of the bot's, however it left the tree
+            self.group.kill()
+        elif _LINUX and self.exit_status(0) is None:  # its supervisor ends all it started (reap)
             try:
                 os.kill(self.pid, signal.SIGTERM)
             except ProcessLookupError:
@@ -287,6 +346,8 @@ class BotProcess:
         except (ProcessLookupError, PermissionError):
             pass
         code = self.exit_status(None)
+        if self.group is not None and not self.group.remove():
+            self.log.note(f"control group {self.group.folders[0]} could not be removed")
         self.drain_stderr()
         self.popen.stdout.close()  # type: ignore[union-attr]
         self.popen.stderr.close()  # type: ignore[union-attr]
