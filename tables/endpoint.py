@@ -26,6 +26,7 @@ import itertools
 import json
 import math
 import re
+import sys
 from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING, Any
 
@@ -40,13 +41,19 @@ if TYPE_CHECKING:
 COOKIE = "sixtysix_session"
 COOKIE_AGE = 30 * 24 * 3600
 BODY_LIMIT = 16 * 1024
+RESERVED = "sixtysix.body"  # the request scope's key for its body reservation (client, bytes)
 BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive, whole (a slow sender is cut off)
 MAX_DEPTH = 32  # JSON nesting a request body may have (the API's own bodies are 1 or 2 deep)
 INTEGER = re.compile(r"-?[0-9]{1,20}")  # ASCII digits only: int() would take '²'-like digits and '1_0'
 # A JSON string, or an unterminated one up to the end of the text: the match never fails once
 # it starts, so no text makes the scan start again from every quote (quadratic time).
-STRINGS = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)', re.DOTALL)
-NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+# Possessive (Python 3.11+): the regex engine keeps no backtracking state per character or escape;
+# the plain form kept about 100 bytes per character of a long string (0.9 GiB for one 8 MiB upload).
+STRINGS = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)' if sys.version_info >= (3, 11)
+                     else r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)', re.DOTALL)
+# A string (as STRINGS) or a run of text outside strings that holds no bracket: removing every
+# match leaves exactly the brackets outside strings, in one pass.
+STRINGS_OR_NOT_BRACKETS = re.compile(STRINGS.pattern + r'|[^"\[\]{}]+', re.DOTALL)
 STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 FOREIGN_SITES = ("cross-site", "same-site")  # Sec-Fetch-Site of a request another site's page made
 DECIMAL = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?")
@@ -59,10 +66,11 @@ Handler = Callable[["Request", "Tables", str], Awaitable[Any]]
 class ApiError(Exception):
     """A request the API refuses: a 4xx status and a message for the JSON body."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, close: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.close = close  # the body was left unread: the reply closes the connection
 
 
 def owner_of(token: str) -> str:
@@ -112,10 +120,14 @@ def endpoint(fn: Handler) -> Callable[[Request], Awaitable[Response]]:
             response: Response = JSONResponse(result, status_code=status)
         except ApiError as e:
             response = JSONResponse({"error": e.message}, status_code=e.status)
+            if e.close:
+                response.headers["Connection"] = "close"
         except ClientDisconnect:  # the browser went away mid-request: nobody to answer, nothing to log
             return Response(status_code=499)
         except asyncio.CancelledError:  # the server is stopping (uvicorn cancels what outlives its grace)
             return JSONResponse({"error": "the server is shutting down"}, status_code=503)
+        finally:
+            release_body(request)
         response.headers["Cache-Control"] = "no-store"
         if fresh:
             response.set_cookie(COOKIE, token, max_age=COOKIE_AGE, httponly=True, samesite="strict", path="/")
@@ -163,24 +175,52 @@ def origin_of(text: str) -> str:
 
 
 async def read_json(request: Request, limit: int = BODY_LIMIT) -> dict[str, Any]:
-    """The JSON object of a request body (415, 413, 408 or 400 otherwise)."""
+    """The JSON object of a request body (415, 413, 429, 408 or 400 otherwise)."""
     return json_object(await read_body(request, limit))
 
 
-async def read_body(request: Request, limit: int = BODY_LIMIT) -> bytes:
-    """The raw body of a JSON request (415, 413 or 408 otherwise); :func:`json_object` reads it
-    (in a worker thread for a big one: parsing megabytes would stall every other request)."""
-    check_json_type(request)
-    declared = request.headers.get("content-length")
-    if declared is not None and (INTEGER.fullmatch(declared) is None or int(declared) > limit):
-        raise ApiError(413, f"request body over {limit} bytes")
+async def read_body(request: Request, limit: int = BODY_LIMIT) -> bytearray:
+    """The raw body of a JSON request (415, 413, 429 or 408 otherwise), read into one buffer of
+    its declared size (:func:`reserve_body` first, unless the handler did); :func:`json_object`
+    reads it (in a worker thread for a big one: parsing megabytes would stall every other request)."""
+    size = reserve_body(request, limit)
     try:
-        return await asyncio.wait_for(_read_body(request, limit), BODY_TIMEOUT)
+        return await asyncio.wait_for(_read_body(request, size, limit), BODY_TIMEOUT)
     except asyncio.TimeoutError:
         raise ApiError(408, f"the request body took over {BODY_TIMEOUT:g} s") from None
 
 
-def json_object(body: bytes) -> dict[str, Any]:
+def reserve_body(request: Request, limit: int) -> int:
+    """Reserve the memory of a request's body before reading any of it (:class:`tables.bodies.BodyBudget`):
+    its declared length, or ``limit`` for a chunked body. Past the client's or the server's share,
+    a 429 that leaves the body unread and closes the connection; held until the request ends
+    (:func:`endpoint` releases it). Returns the bytes reserved; a second call reserves nothing more."""
+    held = request.scope.get(RESERVED)
+    if held is not None:
+        return int(held[1])
+    check_json_type(request)
+    declared = request.headers.get("content-length")
+    if declared is not None and (INTEGER.fullmatch(declared) is None or int(declared) > limit):
+        raise ApiError(413, f"request body over {limit} bytes", close=True)
+    chunked = "chunked" in request.headers.get("transfer-encoding", "").lower()
+    size = int(declared) if declared is not None else (limit if chunked else 0)
+    tables: Tables = request.app.state.tables
+    client = client_of(request)
+    if not tables.bodies.reserve(client, size):
+        raise ApiError(429, "too many request bodies in progress (per client or on the server): "
+                            "try again shortly", close=True)
+    request.scope[RESERVED] = (client, size)
+    return size
+
+
+def release_body(request: Request) -> None:
+    """Give back the reservation of :func:`reserve_body`, if any."""
+    held = request.scope.pop(RESERVED, None)
+    if held is not None:
+        request.app.state.tables.bodies.release(*held)
+
+
+def json_object(body: bytes | bytearray | str) -> dict[str, Any]:
     """A request body as a JSON object (400 otherwise)."""
     data = parse_json(body, "the request body")
     if not isinstance(data, dict):
@@ -188,20 +228,36 @@ def json_object(body: bytes) -> dict[str, Any]:
     return data
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise ApiError(413, f"request body over {limit} bytes")
-    return bytes(body)
+async def _read_body(request: Request, size: int, limit: int) -> bytearray:
+    """The body in one buffer: ``size`` bytes allocated once when its length is declared (no
+    growing, no final copy), else grown up to ``limit`` (a chunked body)."""
+    if request.headers.get("content-length") is None:
+        grown = bytearray()
+        async for chunk in request.stream():
+            if len(grown) + len(chunk) > limit:
+                raise ApiError(413, f"request body over {limit} bytes", close=True)
+            grown += chunk
+        return grown
+    body = bytearray(size)
+    got = 0
+    with memoryview(body) as view:
+        async for chunk in request.stream():
+            end = got + len(chunk)
+            if end > size:  # h11 holds a body to its Content-Length: never, but never past the buffer
+                raise ApiError(400, "request body longer than its Content-Length", close=True)
+            view[got:end] = chunk
+            got = end
+    return body
 
 
-def parse_json(text: bytes | str, what: str, max_depth: int = MAX_DEPTH) -> Any:
+def parse_json(text: bytes | bytearray | str, what: str, max_depth: int = MAX_DEPTH) -> Any:
     """Strict JSON text as Python values, nested at most ``max_depth`` deep, with no ``NaN`` or
     infinity and no lone surrogate; a 400 naming ``what`` otherwise (the depth is counted
-    before parsing, so no input can exhaust the stack)."""
-    raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    before parsing, so no input can exhaust the stack). A ``bytearray`` is emptied once decoded,
+    so that no more than two copies of a body (the text and what is parsed from it) are alive."""
+    raw = text.decode("utf-8", "replace") if isinstance(text, (bytes, bytearray)) else text
+    if isinstance(text, bytearray):
+        text.clear()
     if json_depth(raw) > max_depth:
         raise ApiError(400, f"{what} is nested over {max_depth} levels deep")
     try:
@@ -240,8 +296,9 @@ def utf8_strings(value: Any) -> bool:
 
 def json_depth(text: str) -> int:
     """The deepest nesting of brackets in JSON ``text`` (brackets inside strings not counted),
-    in time linear in the text whatever it holds (it runs before the text is known to be JSON)."""
-    brackets = NOT_BRACKETS.sub("", STRINGS.sub("", text))
+    in time linear in the text whatever it holds (it runs before the text is known to be JSON);
+    one pass keeps only the brackets, so no copy of the rest of the text is made."""
+    brackets = STRINGS_OR_NOT_BRACKETS.sub("", text)
     return max(itertools.accumulate(map(STEP.__getitem__, brackets)), default=0)
 
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from agents import KNOWN_AGENTS
 from sixtysix_env.episodes import EPISODES
 
+from .cancel import OutOfTime
 from .endpoint import (
     ApiError,
     checked_int,
@@ -114,8 +115,9 @@ async def api_new(request: Request, tables: Tables, token: str) -> Any:
         s = Session(o["vs"], seed=o["seed"], episode=o["episode"], seat=o["seat"], rules=o["rules"])
         return s, (Hinter(o["hint"], seed=s.seed ^ 0x5EED) if o["hint"] else None)
 
-    try:
-        session, hinter = await tables.run(build)
+    tables.drop(token)  # the old game goes now: its search stops and frees its slot for this build
+    try:  # building bots is the client's work too: in its slots, so a loop of new games holds no more
+        session, hinter = await tables.search(client_of(request), build, wait=True)
     except ValueError as e:
         raise ApiError(400, str(e).split("\n")[0]) from None
     game = Game(session, hinter, owner_of(token), client_of(request))
@@ -198,10 +200,13 @@ async def api_hint(request: Request, tables: Tables, token: str) -> Any:
     seen, game.seen = game.seen, []
     hinter = game.hinter
 
-    def think() -> dict[str, Any]:
-        for past in seen:
-            hinter.observe(past)
-        return hinter.hint(v)
+    def think() -> dict[str, Any] | None:
+        try:
+            for past in seen:
+                hinter.observe(past)
+            return hinter.hint(v)
+        except OutOfTime:  # the game was replaced meanwhile: its searches stop (tables.cancel)
+            return None
 
     if game.hint_lock.locked():
         raise ApiError(429, "a hint is already being worked out for this game")
@@ -210,6 +215,8 @@ async def api_hint(request: Request, tables: Tables, token: str) -> Any:
             h = await tables.search(game.client, think, wait=False)
         except Busy as e:
             raise ApiError(e.status, str(e)) from None
+    if h is None:
+        raise ApiError(409, "this game was replaced by a new one")
     values = [{"action": a, "value": x, **({"visits": h["visits"][a]} if h.get("visits") else {})}
               for a, x in sorted(h["values"].items(), key=lambda kv: -kv[1])]
     return {"hint": {"bot": h["bot"], "action": h["action"], "kind": h["kind"], "detail": h["detail"],

@@ -22,21 +22,23 @@ abandoned and the process exits at once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import queue
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from concurrent.futures import Executor, Future
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from agents import parse_spec
 from sixtysix_env.variants import rules_from_spec
 
+from .bodies import MIB, BodyBudget
+from .cancel import stop_searches
 from .frame import GameInfo
 from .hints import Hinter
 from .menu import RULES_MENU
@@ -64,6 +66,8 @@ class Config:
     searches_per_client: int = 2  # bot moves and hints thinking at once per remote address
     requests_per_client: int = 32  # requests in progress at once per remote address (long polls too)
     records_max_bytes: int = 16 * 1024 * 1024  # DATA/games.jsonl is rotated past this size
+    body_bytes_per_client: int = 17 * MIB  # request bodies held at once per client: two uploads and more
+    body_bytes_total: int = 32 * MIB  # request bodies held at once, all clients (tables.bodies)
     allowed_hosts: list[str] = field(default_factory=lambda: ["127.0.0.1", "localhost", "::1"])
     allowed_origins: list[str] = field(default_factory=list)  # besides the server's own (a TLS proxy's)
     rules: str = "german"  # the rules of a new game when the browser names none
@@ -112,31 +116,46 @@ class DaemonPool(Executor):
             self._tasks.put(None)
 
 
+class Slot:
+    """One of a client's search slots, held until :meth:`release` (once; later calls do nothing).
+    :meth:`Tables.run_in` releases it when the thread's work ends, not when the awaiting request
+    or game loop goes away: a search still running in its thread still counts."""
+
+    def __init__(self, slots: ClientSlots, client: str) -> None:
+        self._slots = slots
+        self.client = client
+        self.held = True
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self._slots.give_back(self.client)
+
+
 class ClientSlots:
-    """Searches in progress per client: at most ``cap`` at once for each."""
+    """Searches in progress per client: at most ``cap`` at once for each (event loop only)."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
         self.busy: Counter[str] = Counter()
         self._freed = asyncio.Event()
 
-    @asynccontextmanager
-    async def slot(self, client: str, wait: bool) -> AsyncIterator[None]:
-        """Hold one of ``client``'s slots; without ``wait``, :class:`Busy` when none is free."""
+    async def take(self, client: str, wait: bool) -> Slot:
+        """One of ``client``'s slots; without ``wait``, :class:`Busy` when none is free."""
         while self.busy[client] >= self.cap:
             if not wait:
                 raise Busy(429, f"at most {self.cap} searches (bot moves and hints) at once per client")
             freed = self._freed
             await freed.wait()
         self.busy[client] += 1
-        try:
-            yield
-        finally:
-            self.busy[client] -= 1
-            if self.busy[client] <= 0:
-                del self.busy[client]
-            self._freed.set()
-            self._freed = asyncio.Event()
+        return Slot(self, client)
+
+    def give_back(self, client: str) -> None:
+        self.busy[client] -= 1
+        if self.busy[client] <= 0:
+            del self.busy[client]
+        self._freed.set()
+        self._freed = asyncio.Event()
 
 
 class Game:
@@ -154,6 +173,10 @@ class Game:
         self.record: int | None = None
         self.seen: list[Any] = []  # the person's views since the last hint (for a hint bot's opponent model)
         self.touched = time.monotonic()
+        self.stopped = threading.Event()  # set when the game is gone: its searches stop at their next check
+        stop_searches(session.bot, self.stopped.is_set)
+        if hinter is not None:
+            stop_searches(hinter.agent, self.stopped.is_set)
         self._note_view()
 
     @property
@@ -178,6 +201,9 @@ class Game:
         return not self.session.over or self.record is None
 
     def stop(self) -> None:
+        """The game is gone (replaced, evicted, the server stopping): its bot loop ends now, and a
+        search still running in a thread stops at its next deadline check."""
+        self.stopped.set()
         if self.task is not None:
             self.task.cancel()
 
@@ -217,6 +243,7 @@ class Tables:
             self.rules_choices.insert(0, self.rules_default)
         self.pool = DaemonPool(config.threads, "sixtysix-bot")
         self.slots = ClientSlots(config.searches_per_client)
+        self.bodies = BodyBudget(config.body_bytes_per_client, config.body_bytes_total)
 
     # ------------------------------------------------------------ games by token
     def game(self, token: str) -> Game:
@@ -225,6 +252,12 @@ class Tables:
         g.touched = time.monotonic()
         self.games.move_to_end(token)
         return g
+
+    def drop(self, token: str) -> None:
+        """Forget the game of ``token`` (a new one is being built for it), stopping its searches."""
+        old = self.games.pop(token, None)
+        if old is not None:
+            old.stop()
 
     def put(self, token: str, game: Game) -> None:
         """Keep ``game`` under ``token`` (replacing the token's old game). Makes room first: the
@@ -263,10 +296,28 @@ class Tables:
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
 
     async def search(self, client: str, fn: Callable[..., Any], *args: Any, wait: bool) -> Any:
-        """``fn(*args)`` (a bot move, a hint, a replay: any work for one client) in one of
-        ``client``'s slots (without ``wait``: :class:`Busy` when it has none free)."""
-        async with self.slots.slot(client, wait):
-            return await self.run(fn, *args)
+        """``fn(*args)`` (a bot move, a hint, a replay, a new game: any work for one client) in one
+        of ``client``'s slots (without ``wait``: :class:`Busy` when it has none free)."""
+        return await self.run_in(await self.slots.take(client, wait), fn, *args)
+
+    async def run_in(self, slot: Slot, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in the pool, holding ``slot`` until the thread's work ends (the future's
+        done callback): a caller that stops waiting (a replaced game's loop, a cancelled request)
+        leaves the slot held while its search still runs, so no client holds more threads than
+        its slots. Work not yet started when the caller stops waiting never starts."""
+        loop = asyncio.get_running_loop()
+        try:
+            future = self.pool.submit(fn, *args)
+        except BaseException:
+            slot.release()
+            raise
+
+        def done(_: Future[Any]) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server has stopped
+                loop.call_soon_threadsafe(slot.release)
+
+        future.add_done_callback(done)
+        return await asyncio.wrap_future(future)
 
     def start_bot(self, game: Game) -> None:
         """Let the bot (and the person's forced moves) play on, off the event loop."""
@@ -304,7 +355,7 @@ class Tables:
         async with game.save_lock:
             if game.record is None:
                 line = game.session.game_line(owner=game.owner)
-                game.record = await self.run(self.store.append, line)
+                game.record = await self.search(game.client, self.store.append, line, wait=True)
 
 
-__all__ = ["Busy", "ClientSlots", "Config", "DaemonPool", "Game", "Tables"]
+__all__ = ["Busy", "ClientSlots", "Slot", "Config", "DaemonPool", "Game", "Tables"]

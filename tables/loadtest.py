@@ -21,6 +21,7 @@ hostile client got (:func:`attack`).
     python -m tables.loadtest --games 50 --vs heuristic          # starts its own server
     python -m tables.loadtest --games 50 --url http://127.0.0.1:8066
     python -m tables.loadtest --attack                           # the per-client caps under attack
+    python -m tables.loadtest --hostile                          # fairness and memory (tables.loadhostile)
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class Result:
     requests: int = 0
     move_ms: list[float] = field(default_factory=list)
     reply_ms: list[float] = field(default_factory=list)  # from a move to the bot's answer
+    call_ms: list[float] = field(default_factory=list)  # every request but the long polls
     seconds: float = 0.0
 
     def figures(self) -> dict[str, Any]:
@@ -130,7 +132,10 @@ async def play_one(base: str, seed: int, vs: str, episode: str, res: Result,
 
     async def call(method: str, path: str, body: Any = None) -> dict[str, Any]:
         res.requests += 1
+        t0 = time.perf_counter()
         status, data = await c.call(method, path, body)
+        if "wait=" not in path:
+            res.call_ms.append(1000 * (time.perf_counter() - t0))
         if status >= 400:
             raise RuntimeError(f"{method} {path}: {status} {data}")
         return data
@@ -235,6 +240,14 @@ def local_server(*args: str, data: str | None = None, log: str | None = None,
     that address, e.g. ``::1``); yields its base URL. The server's stderr goes to the file
     ``log`` (default: a temporary one), never to a pipe that nobody reads: a full pipe
     would stall the server at its next log line."""
+    with local_server_process(*args, data=data, log=log, timeout=timeout) as (base, _):
+        yield base
+
+
+@contextmanager
+def local_server_process(*args: str, data: str | None = None, log: str | None = None,
+                         timeout: float = 60.0) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """:func:`local_server`, yielding the server's process too (its memory can be read)."""
     host = args[args.index("--host") + 1] if "--host" in args else "127.0.0.1"
     port = free_port(host)
     with tempfile.TemporaryDirectory() as tmp:
@@ -248,7 +261,7 @@ def local_server(*args: str, data: str | None = None, log: str | None = None,
         base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
         try:
             _wait_until_up(base, proc, log, timeout)
-            yield base
+            yield base, proc
         finally:
             proc.terminate()
             try:
@@ -287,6 +300,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="bot threads of the server it starts")
     p.add_argument("--attack", action="store_true", help="one hostile client against the caps, another "
                                                          "playing (see the module docstring)")
+    p.add_argument("--hostile", action="store_true",
+                   help="one hostile client replacing games and sending 32 uploads at once, another playing: "
+                        "the slowest reply and the server's memory (tables.loadhostile; its own server)")
+    p.add_argument("--seconds", type=float, default=10.0, help="--hostile: how long the attack lasts")
+    p.add_argument("--uploads", type=count_at_most(256), default=32, help="--hostile: uploads at once")
     args = p.parse_args(argv)
     try:
         return _load_test(args)
@@ -328,6 +346,13 @@ def check_bot(args: argparse.Namespace) -> None:
 
 
 def _load_test(args: argparse.Namespace) -> int:
+    if args.hostile:
+        from .loadhostile import MEMORY_BOUND_MIB, SLOWEST_REPLY_S, hostile_scenario
+
+        figures = hostile_scenario(min(max(args.seconds, 1.0), 600.0), args.uploads, threads=args.threads)
+        print(json.dumps(figures, indent=2))
+        fair = figures["honest"]["slowest_reply_ms"] <= 1000 * SLOWEST_REPLY_S
+        return 0 if fair and figures["server_mib"]["hwm"] < MEMORY_BOUND_MIB else 1
     if args.attack:
         if args.url:
             out = asyncio.run(attack(args.url, seed=args.seed))

@@ -24,7 +24,17 @@ from typing import TYPE_CHECKING, Any
 from agents.arena.lines import TEAM_KEY
 from agents.arena.records import ResultsFileError, Warn, read_results
 
-from .endpoint import ApiError, checked_int, client_of, endpoint, json_object, owner_of, parse_int, read_body
+from .endpoint import (
+    ApiError,
+    checked_int,
+    client_of,
+    endpoint,
+    json_object,
+    owner_of,
+    parse_int,
+    read_body,
+    reserve_body,
+)
 from .games import Busy, Tables
 from .record_line import RecordError, RecordLine, checked_line, checked_lines, summary
 from .viewer import replay_frames
@@ -106,7 +116,12 @@ def recorded_frames(tables: Tables, source: str, index: int, owner: str) -> dict
 
 def uploaded(text: str, index: int | None) -> dict[str, Any]:
     """An uploaded results file: its game list, or the frames of game ``index``."""
-    games, skipped = read_games("the file", "the file", text.encode("utf-8", "replace"))
+    return uploaded_bytes(text.encode("utf-8", "replace"), index)
+
+
+def uploaded_bytes(data: bytes, index: int | None) -> dict[str, Any]:
+    """:func:`uploaded` of the file's bytes."""
+    games, skipped = read_games("the file", "the file", data)
     if index is None:
         return {"games": [summary(g) for g in games[:LIST_LIMIT]], "total": len(games), "skipped": skipped}
     return frames_of(games, index, "the file")
@@ -126,17 +141,35 @@ async def api_record(request: Request, tables: Tables, token: str) -> Any:
 
 @endpoint
 async def api_replay(request: Request, tables: Tables, token: str) -> Any:
-    return await work(request, tables, upload, await read_body(request, UPLOAD_LIMIT))
+    """Memory first, then a slot, then the body: an upload past the client's (or the server's)
+    body budget, or with no slot free, is refused unread (429)."""
+    reserve_body(request, UPLOAD_LIMIT)
+    try:
+        slot = await tables.slots.take(client_of(request), wait=False)
+    except Busy as e:
+        raise ApiError(e.status, str(e), close=True) from None
+    try:
+        body = await read_body(request, UPLOAD_LIMIT)
+    except BaseException:
+        slot.release()
+        raise
+    return await tables.run_in(slot, upload, body)
 
 
-def upload(body: bytes) -> dict[str, Any]:
-    """``{"jsonl": text, "game": N}``: an uploaded file's game list, or the frames of game N."""
-    data = json_object(body)
-    text = data.get("jsonl")
+def upload(body: bytearray) -> dict[str, Any]:
+    """``{"jsonl": text, "game": N}``: an uploaded file's game list, or the frames of game N.
+    The body is emptied as it is decoded, and each copy after that replaces the one before it
+    (text, the file's text, its bytes, its lines), so at most two copies are alive at once."""
+    data = json_object(body)  # empties body
+    text = data.pop("jsonl", None)
+    index = data.get("game")
+    del data
     if not isinstance(text, str) or not text.strip():
         raise ApiError(400, "send {\"jsonl\": the text of an arena results file, \"game\": N}")
-    index = data.get("game")
-    return uploaded(text, None if index is None else checked_int(index, "game", 0, 2**31))
+    game = None if index is None else checked_int(index, "game", 0, 2**31)
+    raw = text.encode("utf-8", "replace")
+    del text
+    return uploaded_bytes(raw, game)
 
 
 async def work(request: Request, tables: Tables, fn: Callable[..., Any], *args: Any) -> Any:
