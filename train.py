@@ -313,10 +313,10 @@ def where(run: Run) -> str:
     """Where the run writes, said before it starts."""
     d, cfg = run.dir, run.cfg
     state = f"resumed at step {run.global_step:,}" if run.resumed else "new run"
-    tb = ", TensorBoard events" if cfg.tensorboard else ""
-    return (f"run folder: {d} ({state}, {cfg.end_steps():,} steps)\n"
-            f"writes:     {d / 'last.pt'} (every {cfg.checkpoint_every} updates and on Ctrl-C/SIGTERM), "
-            f"{d / 'best.pt'}, {d / 'metrics.csv'}{tb}")
+    tb = f" (tensorboard --logdir {d})" if cfg.tensorboard else ""
+    return (f"run folder: {d} ({state}, to step {cfg.end_steps():,})\n"
+            f"checkpoint: {d / 'last.pt'} (every {cfg.checkpoint_every} updates and on Ctrl-C or SIGTERM)"
+            f"; metrics: {d / 'metrics.csv'}{tb}")
 
 
 def save_on_stop(run: Run) -> None:

@@ -35,7 +35,7 @@ def updates_logged(metrics: Path) -> int:
 
 
 def test_signals_held_wait_for_the_end_of_the_section() -> None:
-    reached = []
+    reached: list[object] = []
     with pytest.raises(KeyboardInterrupt, match="SIGTERM"), sigterm_interrupts() as stop:
         with signals_held() as pending:
             os.kill(os.getpid(), signal.SIGTERM)
