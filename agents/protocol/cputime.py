@@ -1,5 +1,10 @@
 """The CPU time of a bot's process tree, as a running total that never goes down.
 
+The fallback where no cgroup meters the bot (:mod:`.cgroups`: a group's
+counter sees every process, however it was reaped): used by
+:class:`~.process.BotProcess` when :func:`~.cgroups.metering` is
+``"proc samples"`` or its group has no CPU counter.
+
 The kernel adds a process's CPU time to its parent's (``cutime``/``cstime``)
 only when the parent waits for it. A child reaped without a wait (its
 parent ignores ``SIGCHLD`` or sets ``SA_NOCLDWAIT``) takes its time with it,

@@ -67,11 +67,12 @@ PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 # (its parent the 2nd, its state the 1st): its name, in parentheses before,
 # may hold spaces, ")" and newlines.
 # With a cgroup v2 group (its cgroup.kill in $k, the arena's own group's
-# cgroup.procs in $h), "whatever is left" is the whole group: on SIGTERM the
-# supervisor kills it, itself included; when the bot exits, it first moves
-# itself to the arena's group, so that its exit status is still the bot's.
-# That also ends a daemon that changes its pid faster than reap's rounds, when
-# the arena is gone and cannot kill the group itself.
+# cgroup.procs in $h), "whatever is left" is the whole group, killed at once
+# (end) instead of reap's rounds: on SIGTERM the supervisor kills it, itself
+# included; when the bot exits, it first moves itself to the arena's group,
+# so that its exit status is still the bot's. That also ends a daemon that
+# changes its pid faster than reap's rounds (found by tests/external), when the
+# arena is gone and cannot kill the group itself. Where end fails, reap runs.
 REAP_ROUNDS = 64
 _SUPERVISOR = (
     "k=$1 h=$2; shift 2\n"
@@ -94,14 +95,13 @@ _SUPERVISOR = (
     '    [ -z "$k" ] && return\n'
     "  done\n"
     "}\n"
-    "trap 'reap; end; kill -KILL 0' TERM HUP\n"
+    "trap 'end; reap; kill -KILL 0' TERM HUP\n"
     "exec 3<&0 4>&1\n"
     '"$@" 0<&3 1>&4 3<&- 4>&- &\n'
     "exec 0</dev/null 1>/dev/null 3<&- 4>&-\n"
     "wait $!\n"
     "s=$?\n"
-    "reap\n"
-    "end leave\n"
+    "end leave || reap\n"
     "exit $s\n"
 )
 REAP_WAIT = 2.0  # seconds the supervisor gets to end a bot's processes at stop() before its group is killed

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-from external_helpers import alive, spec
+from external_helpers import ROOT, alive, spec, wait_for
 
 from agents.arena import head_to_head
-from agents.protocol.cgroups import PREFIX, PROC_SAMPLES, layout, metering
+from agents.protocol.cgroups import PREFIX, PROC_SAMPLES, clean_stale, layout, metering
 from agents.protocol.process import BotProcess
 from agents.protocol.sandbox import sandbox_argv, sandbox_problem
 
@@ -105,3 +107,34 @@ def test_a_pid_hopping_daemon_ends_with_its_game(tmp_path: Path, sandbox: bool) 
     _end(left)
     assert not left, "a bot's hopping daemon outlived its game"
     assert not _ours(), "a bot's control group was left behind"
+
+
+ARENA = ("import sys; from agents.arena import run; "
+         "run([sys.argv[1], 'random'], games=100000, unit='deal')")
+
+
+def test_a_pid_hopping_daemon_ends_with_a_killed_arena_and_its_group_is_cleaned(tmp_path: Path) -> None:
+    """SIGKILL to the arena: the supervisor's parent-death signal kills the bot's whole group; the
+    group itself, left behind, is removed by the next arena's first group (its arena pid is gone)."""
+    token = f"hop-{uuid.uuid4().hex}"
+    arena = subprocess.Popen([sys.executable, "-c", ARENA, spec([*BOT, "hopper", token], tmp_path / "logs")],
+                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    running: set[int] = set()
+    try:
+        running = wait_for(lambda: _seen(token, 0.05), timeout=30)
+        os.kill(arena.pid, signal.SIGKILL)
+        arena.wait(timeout=10)
+        left = _seen(token, 1.5)
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+            arena.wait()
+        _end(running)
+    _end(left)
+    assert not left, "a bot's hopping daemon outlived its arena"
+    lay = layout()
+    parents = [p for p in (lay.v2, *lay.v1.values()) if p]
+    stale = [n for p in parents for n in os.listdir(p) if n.startswith(f"{PREFIX}{arena.pid}-")]
+    assert stale, "the killed arena left no group (nothing to clean)"
+    clean_stale(lay)
+    assert not [n for p in parents for n in os.listdir(p) if n.startswith(f"{PREFIX}{arena.pid}-")]
