@@ -97,7 +97,7 @@ def test_site_nav_lists_every_page():
 
 
 def test_every_script_the_docs_cite_exists():
-    """`bench/X.py`, `recipes/X.py`, `examples/...py`, `.ci/...` and `python -m module` in the README and docs."""
+    """Every `bench/`, `recipes/`, `examples/`, `.ci/` script and `python -m M` the docs cite exists."""
     cited, missing = 0, []
     for path in [ROOT / "README.md", ROOT / "SECURITY.md", *(ROOT / "docs").glob("*.md")]:
         text = path.read_text(encoding="utf-8")

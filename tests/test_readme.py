@@ -1,5 +1,7 @@
 """The README's claims hold: its commands, snippets, links and numbers match the code."""
 
+import json
+import os
 import re
 import shlex
 import subprocess
@@ -16,6 +18,13 @@ README = ROOT / "README.md"
 TEXT = README.read_text(encoding="utf-8")
 FLAT = " ".join(TEXT.split())  # the prose with its line breaks as spaces, for the claims quoted below
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+# torch: the CPU build from PyTorch's index, failing fast where it cannot be reached, else the standard
+# registry
+TORCH_CPU = [".venv/bin/pip", "install", "torch", "--index-url", CPU_INDEX,
+             "--retries", "1", "--timeout", "10"]
+TORCH_FALLBACK = [".venv/bin/pip", "install", "torch"]
+sys.path.insert(0, str(ROOT / "bench"))
+import readme_numbers  # noqa: E402  (bench/ is scripts, not a package)
 
 
 def install_commands() -> dict[str, str]:
@@ -41,14 +50,18 @@ def test_readme_api_example_runs():
     namespace: dict = {}
     exec(compile(match.group(1), str(README), "exec"), namespace)
     assert namespace["env"].unwrapped.game_state.match_over
+    assert namespace["game"].match_winner in (0, 1)  # the snippet shows who won
     assert namespace["world"].hands[0] == namespace["state"].hands[0]
 
 
 @pytest.mark.parametrize("job", ["train", "tests"])
 def test_readme_commands_install_cpu_torch_then_the_project(job):
-    steps = [shlex.split(s) for s in install_commands()[job].split("&&")]
-    assert steps[0] == ["python3", "-m", "venv", ".venv"]
-    assert steps[1] == [".venv/bin/pip", "install", "torch", "--index-url", CPU_INDEX]
+    steps = [s.strip() for s in install_commands()[job].split("&&")]
+    assert shlex.split(steps[0]) == ["python3", "-m", "venv", ".venv"]
+    group = re.fullmatch(r"\((.*)\)", steps[1])
+    assert group, steps[1]
+    assert [shlex.split(alt) for alt in group.group(1).split("||")] == [TORCH_CPU, TORCH_FALLBACK]
+    steps = [shlex.split(s) for s in steps]
     assert steps[2][:3] == [".venv/bin/pip", "install", "-e"]
     extras = re.fullmatch(r"\.\[(.*)\]", steps[2][3]).group(1).split(",")
     pyproject = (ROOT / "pyproject.toml").read_text()
@@ -110,3 +123,68 @@ def test_readme_long_config_is_what_it_says():
     assert long["hidden"][0] > default["hidden"][0]
     for key in ("teacher", "assist", "episode", "learning_rate", "ent_coef", "opp_heuristic"):
         assert long[key] == default[key], key
+
+
+@pytest.mark.parametrize("cpu_index_reachable", [True, False])
+def test_readme_install_line_falls_back_when_the_cpu_index_fails(tmp_path, cpu_index_reachable):
+    """The train line run by bash with stand-ins for python3 and pip: torch from the CPU index, or, where
+    that fails, the plain `pip install torch`; then the project, then train.py, whichever way torch came."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "log"
+    fail = "*--index-url*) exit 1;;" if not cpu_index_reachable else ""
+    (bin_dir / "python3").write_text(f"""#!/bin/sh
+if [ "$1 $2" = "-m venv" ]; then mkdir -p "$3/bin"
+  printf '#!/bin/sh\\necho "pip $*" >> {log}\\ncase "$*" in {fail} esac\\n' > "$3/bin/pip"
+  printf '#!/bin/sh\\necho "python $*" >> {log}\\n' > "$3/bin/python"
+  chmod +x "$3/bin/pip" "$3/bin/python"; fi
+""")
+    (bin_dir / "python3").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    r = subprocess.run(["bash", "-c", install_commands()["train"]], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    ran = log.read_text().splitlines()
+    torch = [" ".join(["pip", *TORCH_CPU[1:]])] + ([] if cpu_index_reachable else ["pip install torch"])
+    assert ran == [*torch, 'pip install -e .[dev]', "python train.py"]
+
+
+def test_readme_says_how_to_run_the_later_commands():
+    """Activate the venv, or the venv's path: said before the first bare `sixtysix`/`python`/`pip` line."""
+    first_bare = min(TEXT.index(f"\n{cmd} ") for cmd in ("sixtysix", "python", "pip"))
+    assert ". .venv/bin/activate" in TEXT[:first_bare]
+    assert "`.venv/bin/sixtysix`" in TEXT[:first_bare]
+
+
+def test_release_check_installs_torch_as_the_readme_says():
+    """`.ci/release-check` installs the wheel's torch with the README's two pip commands, then the wheel."""
+    check = (ROOT / ".ci" / "release-check").read_text()
+    pip = '"$WORK/venv/bin/pip"'
+    cpu = " ".join([pip, *TORCH_CPU[1:]])
+    fallback = " ".join([pip, *TORCH_FALLBACK[1:]])
+    plain = check.replace(" -q", "")
+    assert f"{cpu} || {fallback}" in plain
+    assert plain.index(cpu) < plain.index(f'{pip} install "$WHEEL"')
+
+
+NUMBERS = json.loads((ROOT / "docs" / "readme_numbers.json").read_text())
+
+
+def test_readme_numbers_come_from_the_measurement_file():
+    """The README's counts and times are bench/readme_numbers.py's sentences from docs/readme_numbers.json."""
+    for phrase in readme_numbers.phrases(NUMBERS).values():
+        assert phrase in FLAT, f"README lacks {phrase!r}: run python bench/readme_numbers.py --write"
+    for job in ("suite", "train"):
+        record = NUMBERS[job]
+        assert {"seconds", "machine", "load", "date", "command"} <= set(record), job
+        assert record["seconds"] > 0 and record["machine"] and record["load"]
+
+
+@pytest.mark.slow
+def test_readme_test_counts_are_live():
+    """The tests and slow tests `pytest --collect-only` finds now are the README's, give or take a few."""
+    live = readme_numbers.count_tests(sys.executable)
+    quoted = NUMBERS["tests"]
+    assert abs(live["tests"] - quoted["tests"]) <= 25 and abs(live["slow"] - quoted["slow"]) <= 4, \
+        f"live {live['tests']} tests, {live['slow']} slow; README {quoted['tests']}, {quoted['slow']}: " \
+        "run python bench/readme_numbers.py --write"
