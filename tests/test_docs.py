@@ -113,3 +113,17 @@ def test_every_script_the_docs_cite_exists():
             if not (as_path.with_suffix(".py").exists() or (as_path / "__main__.py").exists()):
                 missing.append(f"{path.name}: python -m {module}")
     assert cited >= 30 and not missing, missing
+
+
+LOAD_QUOTE = re.compile(r"\bload(?:\s+average)?(?:\s+(?:about|of))?\s+\d", re.I)
+
+
+def test_only_the_measurements_page_quotes_load_averages():
+    """Figures with their machine and load live in docs/measurements.md (and the bench's own tables in
+    docs/benchmark.md); the other pages teach and link there."""
+    quoting = [f"{path.name}: {m.group(0)!r}" for path in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+               if path.name not in ("measurements.md", "benchmark.md")
+               for m in LOAD_QUOTE.finditer(path.read_text(encoding="utf-8"))]
+    assert not quoting, quoting
+    assert LOAD_QUOTE.search("at load average\n4.2") and LOAD_QUOTE.search("(load about 2)")
+    assert "## Machine and load, page by page" in (ROOT / "docs" / "measurements.md").read_text()
