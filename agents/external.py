@@ -29,22 +29,28 @@ Why the process cannot outlive the arena, however the arena ends:
   *thread* that started the process, so start bots from a thread that lives as
   long as the agent (the main thread, as the arena and its workers do);
 - an ``atexit`` hook closes every live agent on a normal exit;
-- well-behaved bots also exit at end of input (the example bots do).
-
+- well-behaved bots also exit at end of input (the example bots do);
 - the supervisor is the bot's child subreaper: processes that leave the
   group (``setsid``, daemons) are re-parented to it when their parent ends,
-  and it kills them with the group (when the bot exits, and on ``close``).
+  and it kills them with the group (when the bot exits, and on ``close``);
+- where the machine has writable cgroups, every bot process has a control
+  group of its own (:mod:`agents.protocol.cgroups`), joined before the bot
+  starts: the whole group is killed at the game's end and when the arena
+  dies, however its processes left the process group or session.
 
-Not covered, outside the sandbox: a bot that attacks its own supervisor (it
-runs as the same user); the sandbox's process namespace ends them all.
+Not covered, outside the sandbox and without cgroups: a bot that attacks its
+own supervisor (it runs as the same user); the sandbox's process namespace,
+or the bot's cgroup, ends them all.
 
 With ``sandbox`` (``exec:sandbox=1,...``, or the arena's ``--sandbox``) the
 command runs inside bubblewrap (:mod:`agents.protocol.sandbox`): no network,
 none of the arena's files. Under the CPU time control (the play loop's
 ``time_control("cpu", s)`` hook) a move may use ``s`` seconds of CPU time of
-the bot's whole process tree, counted from its previous reply
-(:meth:`ExternalAgent.cpu_time`, read as :mod:`agents.protocol.cputime`
-says), and at most :func:`~agents.movetime.wall_cap` of wall time.
+the bot's own processes, counted from its previous reply
+(:meth:`ExternalAgent.cpu_time`: the bot's cgroup counter, children reaped
+without a wait included, or where there are no cgroups the ``/proc``
+samples of :mod:`agents.protocol.cputime`), and at most
+:func:`~agents.movetime.wall_cap` of wall time (waiting costs no CPU time).
 """
 
 from __future__ import annotations
