@@ -21,6 +21,7 @@ from .argtypes import positive_int, positive_seconds
 from .bench import commands as bench_commands
 from .lifetime import sigterm_interrupts
 from .play import CLOCKS, UNITS
+from .protocol.sandbox import protect
 from .registry import describe_agents
 
 # How the arena's options are spelled on the command line, for OptionError messages.
@@ -193,6 +194,7 @@ def _arena(args: argparse.Namespace) -> int:
     )
     check_outputs({"--json": args.json, "--markdown": args.markdown, "--png": args.png},
                   {"--results": args.results}, args.force, images={"--png"})
+    protect(*(p for p in (args.json, args.markdown, args.png) if p != "-"))  # never bound for a sandboxed bot
     if args.players == TEAM_SIZE:
         return _team_match(args, options)
     result = round_robin(args.bots, options=options)

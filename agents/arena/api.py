@@ -9,16 +9,19 @@ keywords, and all checks of a run happen before any game or worker starts.
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from agents.external import parse_exec
+from agents.external import ExternalAgent, parse_exec
 from agents.play import agent_name, make_env
+from agents.protocol.cgroups import metering
 from agents.protocol.sandbox import check_binds, check_sandbox, protect
-from agents.registry import check_plays
+from agents.registry import KNOWN_AGENTS, check_plays
 from sixtysix_env.variants import rules_from_spec
 
 from .corrected import PLAIN, corrected_figure
@@ -26,7 +29,22 @@ from .fairness import LOW_CPU_SHARE, ReferenceGuard, cpu_share, share_text
 from .options import ArenaOptions, OptionError
 from .pairing import PairingStats, pairing_stats
 from .ray_backend import RayBackend
-from .records import Warn, open_results, recorded_seed
+from .records import (
+    BOT_KINDS,
+    BUILT_IN,
+    EXTERNAL,
+    METERING,
+    PLUGIN,
+    PUBLIC,
+    REPLAYS,
+    SANDBOX,
+    SECRET,
+    SEED_KIND,
+    Warn,
+    open_results,
+    recorded_seed,
+    recorded_seed_kind,
+)
 from .report import RoundRobinResult
 from .runner import AgentLike, GameLine, Setup, backend_for, play_missing
 from .schedule import Task, pairings, schedule, secret_seed
@@ -35,6 +53,21 @@ from .stats import bradley_terry
 from .verify import outcome_problem
 
 RunResult = tuple[list[str], dict[str, Any], list[GameLine]]
+PROJECT_PACKAGES = ("agents", "sixtysix_env")  # an Agent object of a class from here is built-in
+
+
+@dataclass
+class Played:
+    """How a run was played, beyond its identity: the conditions its results header records
+    (:mod:`.records`) and the indices of the games played again."""
+
+    conditions: dict[str, Any]
+    replayed: list[int] = field(default_factory=list)
+
+    def replays(self, total: int, pairs: int = 1, p: int | None = None) -> int:
+        """Games played again among the run's ``total`` game indices; of pairing number ``p`` (of
+        ``pairs``) only, if given (indices run pairing fastest, :func:`~.schedule.schedule`)."""
+        return sum(i < total and (p is None or i % pairs == p) for i in self.replayed)
 
 
 def run(players: Sequence[AgentLike], *, options: ArenaOptions | None = None, **fields: Any) -> RunResult:
@@ -44,7 +77,7 @@ def run(players: Sequence[AgentLike], *, options: ArenaOptions | None = None, **
     replacing those of ``options``. With ``sprt`` (two players only) the
     lines are those up to the deciding game.
     """
-    names, config, lines, _ = _run(players, ArenaOptions.of(options, **fields))
+    names, config, lines, _, _ = _run(players, ArenaOptions.of(options, **fields))
     return names, config, lines
 
 
@@ -62,8 +95,9 @@ def head_to_head(agent_a: AgentLike, agent_b: AgentLike, *, options: ArenaOption
     ``sprt_bounds``).
     """
     opts = ArenaOptions.of(options, **fields)
-    names, config, lines, seq = _run([agent_a, agent_b], opts)
-    st = with_corrected(pairing_stats(lines, 0, 1, names, opts.unit, opts.duplicate), lines, 0, 1, config)
+    names, config, lines, seq, played = _run([agent_a, agent_b], opts)
+    st = stats_of(lines, 0, 1, names, config)
+    st.replays = played.replays(opts.games)
     return seq.record(st) if seq is not None else st
 
 
@@ -76,35 +110,50 @@ def round_robin(specs: Sequence[AgentLike], *, options: ArenaOptions | None = No
     :func:`~agents.arena.stats.bradley_terry`). ``sprt`` (exactly two bots)
     stops early as in :func:`head_to_head`; the pairing then holds the verdict.
     """
-    names, config, lines, seq = _run(specs, ArenaOptions.of(options, **fields))
-    result = summarize(names, config, lines, prior_draws=prior_draws)
+    opts = ArenaOptions.of(options, **fields)
+    names, config, lines, seq, played = _run(specs, opts)
+    result = summarize(names, config, lines, prior_draws=prior_draws, played=played)
     if seq is not None:
         seq.record(result.pairings[0])
     return result
 
 
 def summarize(names: list[str], config: dict[str, Any], lines: Sequence[GameLine],
-              prior_draws: float = 1.0) -> RoundRobinResult:
-    """Statistics of recorded games (as returned by :func:`run` or read from a results file)."""
+              prior_draws: float = 1.0, played: Played | None = None) -> RoundRobinResult:
+    """Statistics of recorded games (as returned by :func:`run` or read from a results file); with
+    ``played`` also how they were played: conditions and replays."""
     n = len(names)
-    unit, duplicate = config["unit"], config["duplicate"]
-    pair_stats = [with_corrected(pairing_stats(lines, a, b, names, unit, duplicate), lines, a, b, config)
-                  for a, b in pairings(n)]
+    pairs = pairings(n)
+    pair_stats = [stats_of(lines, a, b, names, config) for a, b in pairs]
+    total = int(config.get("games", 0)) * len(pairs)
+    if played is not None:
+        for p, st in enumerate(pair_stats):
+            st.replays = played.replays(total, len(pairs), p)
     score = np.zeros((n, n))
-    played = np.zeros((n, n))
+    counts = np.zeros((n, n))
     for line in lines:
         s0, s1 = line["seats"]
         w = line["winner"]
         v = line.get("match_value", 1)  # a double game counts twice (docs/rules-variants.md V1.3)
-        played[s0, s1] += v
-        played[s1, s0] += v
+        counts[s0, s1] += v
+        counts[s1, s0] += v
         score[s0, s1] += 0.5 * v if w is None else float(v * (w == 0))
         score[s1, s0] += 0.5 * v if w is None else float(v * (w == 1))
-    ratings = bradley_terry(names, score, played, prior_draws=prior_draws)
+    ratings = bradley_terry(names, score, counts, prior_draws=prior_draws)
+    how = {} if played is None else {**played.conditions, REPLAYS: played.replays(total)}
     return RoundRobinResult(
         list(names), dict(config), pair_stats, ratings,
-        score=[float(x) for x in score.sum(axis=1)], games=[int(x) for x in played.sum(axis=1)],
+        score=[float(x) for x in score.sum(axis=1)], games=[int(x) for x in counts.sum(axis=1)], how=how,
     )
+
+
+def stats_of(lines: Sequence[GameLine], a: int, b: int, names: Sequence[str], config: dict[str, Any]
+             ) -> PairingStats:
+    """The statistics of pairing ``a``, ``b`` under the run's unit, duplicate mode and rules, with
+    the corrected figure when the run asks for it."""
+    rules = rules_from_spec(config.get("rules", "german"))
+    st = pairing_stats(lines, a, b, names, config["unit"], config["duplicate"], rules)
+    return with_corrected(st, lines, a, b, config)
 
 
 def with_corrected(st: PairingStats, lines: Sequence[GameLine], a: int, b: int,
@@ -117,9 +166,10 @@ def with_corrected(st: PairingStats, lines: Sequence[GameLine], a: int, b: int,
 
 
 def _run(players: Sequence[AgentLike], opts: ArenaOptions
-         ) -> tuple[list[str], dict[str, Any], list[GameLine], SequentialStop | None]:
+         ) -> tuple[list[str], dict[str, Any], list[GameLine], SequentialStop | None, Played]:
     check_players(players, opts)
     warn_unsandboxed(players, opts.sandbox)
+    kind = seed_kind(opts)
     opts = with_seed(opts)
     names = display_names(players)
     config = opts.run_config(names)
@@ -129,8 +179,10 @@ def _run(players: Sequence[AgentLike], opts: ArenaOptions
     guard = ReferenceGuard(names, opts.reference, len(tasks)) if opts.reference else None
     done: dict[int, GameLine] = {}
     writer = None
+    played = Played(conditions(players, opts, kind))
     if opts.results_path is not None:
-        lines, writer = open_results(opts.results_path, config, opts.resume)
+        lines, writer = open_results(opts.results_path, config, opts.resume, played.conditions)
+        played.replayed += writer.replayed
         done = validate_resumed(opts.results_path, lines, tasks, config)
     recorded = set(done)
     try:
@@ -141,12 +193,46 @@ def _run(players: Sequence[AgentLike], opts: ArenaOptions
                       opts.estimator, opts.value)
         counted = play_missing(setup, names, tasks, done, backend, writer=writer, progress=opts.progress,
                                stop=seq, guard=guard, report_every=opts.report_every,
-                               lookahead=2 * opts.workers)
+                               lookahead=2 * opts.workers, replayed=played.replayed)
     finally:
         if writer is not None:
             writer.close()
     warn_low_share([line for i, line in done.items() if i not in recorded])
-    return names, config, [done[t.index] for t in tasks[:counted]], seq
+    return names, config, [done[t.index] for t in tasks[:counted]], seq, played
+
+
+def seed_kind(opts: ArenaOptions) -> str:
+    """``"public"`` for a given seed, else ``"secret"`` (drawn for the run), or what a resumed file's
+    header records; a file from before seed kinds: secret only if its seed is too large to have
+    been a small public one."""
+    if opts.seed is not None:
+        return PUBLIC
+    if not (opts.resume and opts.results_path):
+        return SECRET
+    recorded, seed = recorded_seed_kind(opts.results_path), recorded_seed(opts.results_path)
+    if recorded is not None or seed is None:
+        return recorded or SECRET
+    return SECRET if seed.bit_length() > 64 else PUBLIC
+
+
+def bot_kind(player: AgentLike) -> str:
+    """``"external"`` (``exec:``, its own process), ``"built-in"`` (the project's bots) or
+    ``"plug-in"`` (in-process code from elsewhere: a file, an import path, an entry point, an object)."""
+    if isinstance(player, str):
+        name = player.strip().partition(":")[0].strip().lower()
+        return EXTERNAL if name == EXEC_PREFIX[:-1] else BUILT_IN if name in KNOWN_AGENTS else PLUGIN
+    if isinstance(player, ExternalAgent):
+        return EXTERNAL
+    root = type(player).__module__.partition(".")[0]
+    return BUILT_IN if root in PROJECT_PACKAGES else PLUGIN
+
+
+def conditions(players: Sequence[AgentLike], opts: ArenaOptions, kind: str) -> dict[str, Any]:
+    """What the results header records of how the run is played (:mod:`.records`): the seed kind,
+    the sandbox, each bot's kind and how external bots are metered ("in-process" without any)."""
+    kinds = [bot_kind(p) for p in players]
+    meter = metering() if EXTERNAL in kinds else "in-process"
+    return {SEED_KIND: kind, SANDBOX: opts.sandbox, BOT_KINDS: kinds, METERING: meter}
 
 
 def with_seed(opts: ArenaOptions) -> ArenaOptions:
@@ -198,7 +284,7 @@ def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
     for p in players:
         if isinstance(p, str):
             check_plays(p, opts.rules)  # fail fast on a bad spec or preset, before any game or worker starts
-    protect(opts.results_path)  # a sandboxed bot never gets its folder (agents.protocol.sandbox)
+    protect(*outputs_of(opts))  # a sandboxed bot never gets them (agents.protocol.sandbox)
     if opts.sandbox:
         check_sandbox()
     check_binds(sandboxed_commands(players, opts.sandbox))
@@ -216,6 +302,12 @@ def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
                          "pass spec strings to use workers or Ray")
     if len({id(p) for p in objects}) != len(objects):
         raise ValueError("pass a distinct Agent object for each player (one object cannot sit in two seats)")
+
+
+def outputs_of(opts: ArenaOptions) -> list[str]:
+    """The run's outputs no bot may be given: the results file and its folder."""
+    path = opts.results_path
+    return [] if path is None else [path, os.path.dirname(os.path.abspath(path))]
 
 
 def display_names(players: Sequence[AgentLike]) -> list[str]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .lines import AIVAT, MAX_NOTE, jsonable
+from .pairing import counted_deals, forfeit_net
 from .stats import ratio_interval
 
 PLAIN = "plain"
@@ -89,9 +90,10 @@ def correction(line: Mapping[str, Any], agents: Sequence[Any], value: str) -> di
 
 
 def plain_net(line: Mapping[str, Any], seat: int) -> int:
-    """The plain net game points of ``seat`` over the game's finished deals."""
+    """The plain net game points of ``seat`` over the game's finished deals and the deal a forfeit
+    ended (lost by the forfeiter for the most a deal costs, :func:`~.pairing.forfeit_net`)."""
     return sum(d["game_points"] * (1 if d["winner"] == seat else -1)
-               for d in line["deals"] if d["winner"] is not None)
+               for d in line["deals"] if d["winner"] is not None) + forfeit_net(line, seat)
 
 
 def corrected_net(line: Mapping[str, Any], player: int, value: str) -> tuple[float, bool]:
@@ -101,7 +103,7 @@ def corrected_net(line: Mapping[str, Any], player: int, value: str) -> tuple[flo
     seat = line["seats"].index(player)
     field = line.get(AIVAT)
     if isinstance(field, dict) and "points" in field and field.get("value") == value:
-        return float(field["points"][seat]), True
+        return float(field["points"][seat]) + forfeit_net(line, seat), True
     return float(plain_net(line, seat)), False
 
 
@@ -159,7 +161,7 @@ def corrected_figure(lines: Sequence[Mapping[str, Any]], a: int, b: int, value: 
             reasons.append(str(field.get("skipped")))
         plain[c] = plain.get(c, 0.0) + plain_net(line, line["seats"].index(a))
         fixed[c] = fixed.get(c, 0.0) + net
-        deals[c] = deals.get(c, 0) + len(line["deals"])
+        deals[c] = deals.get(c, 0) + counted_deals(line)
     keys = sorted(deals)
     y, n = [fixed[k] for k in keys], [deals[k] for k in keys]
     mean, lo, hi = ratio_interval(y, n)

@@ -3,6 +3,11 @@
 :func:`pairing_stats` counts wins, deals and forfeits from A's side and
 adds the intervals of :mod:`.stats`; :class:`PairingStats` holds them (and
 the verdict of a sequential stop) and writes them as JSON or a line of text.
+
+A forfeit ends the deal in progress, which the record leaves out of its
+``deals``; the deal counts as lost by the forfeiting bot for the most a deal
+can cost (:func:`forfeit_cost`), so forfeiting a hopeless deal never
+improves points per deal or the deal win rate.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agents.forfeits import kind_of, kinds_text, no_forfeits
+from sixtysix_env.scoring import game_points
+from sixtysix_env.variants import GERMAN, Rules
 
 from .fairness import cpu_share
 from .lines import jsonable
@@ -66,6 +73,7 @@ class PairingStats:
     # what the sequential stop tested ("aivat": corrected points per deal, sprt_elo then in points).
     aivat: CorrectedFigure | None = None
     sprt_on: str | None = None
+    replays: int = 0  # games of this pairing played again (set by the arena from its replay lines)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON (strict: NaN and infinite values, e.g. the Elo of a 100% score, become None)."""
@@ -89,6 +97,7 @@ class PairingStats:
             f"points/deal {self.points_per_deal:+.3f} [{self.points_per_deal_ci[0]:+.3f}, "
             f"{self.points_per_deal_ci[1]:+.3f}], forfeits {self.forfeit_text()}"
             + (f", CPU share {100 * self.cpu_share:.0f}%" if self.cpu_share is not None else "")
+            + (f", {self.replays} played again" if self.replays else "")
         ) + (f"\n  {self.aivat.text()}" if self.aivat is not None else "") \
             + (f"\n{self.sprt_text()}" if self.sprt_verdict is not None else "")
 
@@ -122,10 +131,41 @@ class PairingStats:
 OPTIONAL = frozenset({"aivat", "sprt_on"})  # PairingStats fields left out of to_dict while None
 
 
+MAX_DEAL_POINTS = game_points(0, 0)  # a schwarz (docs/rules.md 4.1): the most a deal scores in any preset
+
+
+def forfeit_cost(deals: Sequence[Mapping[str, Any]], rules: Rules = GERMAN) -> int:
+    """The most the deal a forfeit ended could have cost: a schwarz, plus the draw bonus it
+    carried under ``rules`` (drawn deals just before it, docs/rules-variants.md V1.2)."""
+    bonus = 0
+    if rules.draw_bonus:
+        for d in reversed(deals):
+            if d["winner"] is not None:
+                break
+            bonus += 1
+    return MAX_DEAL_POINTS + bonus
+
+
+def forfeit_net(line: Mapping[str, Any], seat: int, rules: Rules = GERMAN) -> int:
+    """``seat``'s net game points of the deal a forfeit ended (0 without a forfeit)."""
+    f = line.get("forfeit")
+    if f is None:
+        return 0
+    cost = forfeit_cost(line["deals"], rules)
+    return -cost if f["seat"] == seat else cost
+
+
+def counted_deals(line: Mapping[str, Any]) -> int:
+    """The deals a game counts in points per deal: its finished deals and the one a forfeit ended."""
+    return len(line["deals"]) + (line.get("forfeit") is not None)
+
+
 def pairing_stats(
-    records: Sequence[Mapping[str, Any]], a: int, b: int, names: Sequence[str], unit: str, duplicate: bool
+    records: Sequence[Mapping[str, Any]], a: int, b: int, names: Sequence[str], unit: str, duplicate: bool,
+    rules: Rules = GERMAN,
 ) -> PairingStats:
-    """Statistics of the games between players ``a`` and ``b`` (records as in the JSONL file).
+    """Statistics of the games between players ``a`` and ``b`` (records as in the JSONL file,
+    played under ``rules``: what a forfeited deal costs).
 
     Points per deal get a cluster interval: the deals of one duplicate pair
     (or one game) share cards and bots' states, so they are one cluster.
@@ -136,10 +176,10 @@ def pairing_stats(
     mine = [r for r in records if {r["seats"][0], r["seats"][1]} == {a, b}]
     st.cpu_share = cpu_share(mine)
     for r in mine:
-        net = _count_game(st, r, r["seats"].index(a))
+        net, deals = _count_game(st, r, r["seats"].index(a), rules)
         c = r["cluster"]
         net_by_cluster[c] = net_by_cluster.get(c, 0) + net
-        deals_by_cluster[c] = deals_by_cluster.get(c, 0) + len(r["deals"])
+        deals_by_cluster[c] = deals_by_cluster.get(c, 0) + deals
     if st.games:
         score = st.a_wins + 0.5 * st.draws
         st.win_rate = score / st.games
@@ -158,8 +198,9 @@ def pairing_stats(
     return st
 
 
-def _count_game(st: PairingStats, r: Mapping[str, Any], seat_a: int) -> int:
-    """Add one game (A in ``seat_a``) to the counts of ``st``; return A's net game points."""
+def _count_game(st: PairingStats, r: Mapping[str, Any], seat_a: int, rules: Rules) -> tuple[int, int]:
+    """Add one game (A in ``seat_a``) to the counts of ``st``; return A's net game points and the
+    deals counted (a forfeited deal included)."""
     v = r.get("match_value", 1)  # a double game counts as two (docs/rules-variants.md V1.3)
     st.games += v
     w = r["winner"]
@@ -190,7 +231,13 @@ def _count_game(st: PairingStats, r: Mapping[str, Any], seat_a: int) -> int:
             st.b_deal_wins += 1
             net -= d["game_points"]
     st.deals += len(r["deals"])
-    return net
+    if r["forfeit"] is not None:  # the deal it ended: lost by the forfeiter (forfeit_cost)
+        st.deals += 1
+        if r["forfeit"]["seat"] == seat_a:
+            st.b_deal_wins += 1
+        else:
+            st.a_deal_wins += 1
+    return net + forfeit_net(r, seat_a, rules), counted_deals(r)
 
 
 

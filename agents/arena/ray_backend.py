@@ -4,7 +4,8 @@
 the schedule in ``N`` actors, one game each at a time. An actor builds fresh
 bots from their spec strings for every game; every game line comes back
 as soon as it ends, in any order, and :func:`~agents.arena.runner.play_missing`
-stores it by index. Each game resets its bots with the game's own seeds, so
+stores it by index. As locally, a game starts only when no game of its deal
+is in play (:func:`~agents.arena.schedule.take_free`). Each game resets its bots with the game's own seeds, so
 the results are identical to a local run for the same seeds, and ``--resume``
 works across backends (the backend is not part of the run's identity).
 
@@ -26,8 +27,8 @@ import threading
 from collections.abc import Generator
 from typing import Any
 
-from .runner import GameLine, Queue, Setup, play_task
-from .schedule import Task
+from .runner import GameLine, Queue, Setup, busy, play_task
+from .schedule import Task, take_free
 
 LOCAL_HOST = "127.0.0.1"
 
@@ -111,23 +112,28 @@ class RayBackend:
     def _play(self, ray: Any, setup: Setup, tasks: Queue) -> Generator[GameLine, None, None]:
         n = min(self.workers, len(tasks))
         actors = [ray.remote(num_cpus=1)(GameWorker).remote(setup) for _ in range(n)]
-        running: dict[Any, Any] = {}  # object ref -> the actor playing it
+        running: dict[Any, tuple[Any, Task]] = {}  # object ref -> the actor playing it, and its task
         try:
-            for actor in actors:
-                if tasks:
-                    running[actor.play.remote(tasks.popleft())] = actor
+            _start_free(actors, running, tasks)
             while running:
                 [ready], _ = ray.wait(list(running), num_returns=1)
-                actor = running.pop(ready)
+                running.pop(ready)
                 line = ray.get(ready)
                 yield line  # the caller may queue a game again here, or stop
-                if tasks:
-                    running[actor.play.remote(tasks.popleft())] = actor
-                for idle in actors:  # a game queued again after the others ended
-                    if tasks and idle not in running.values():
-                        running[idle.play.remote(tasks.popleft())] = idle
+                _start_free(actors, running, tasks)  # also a game queued again after the others ended
         finally:
             _end(ray, actors, graceful=not running)
+
+
+def _start_free(actors: list[Any], running: dict[Any, tuple[Any, Task]], tasks: Queue) -> None:
+    """Give every idle actor the next queued game whose deal is not in play (none of one deal at once)."""
+    for actor in actors:
+        if any(a is actor for a, _ in running.values()):
+            continue
+        task = take_free(tasks, busy(t for _, t in running.values()))
+        if task is None:
+            return
+        running[actor.play.remote(task)] = (actor, task)
 
 
 def _end(ray: Any, actors: list[Any], graceful: bool) -> None:

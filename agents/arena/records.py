@@ -5,6 +5,16 @@ A results file is one header line and one line per finished game::
     {"type": "header", "format": "sixtysix-arena/1", "config": {...}}
     {"type": "game", "index": 0, "seed": ..., "seats": [...], "actions": [...], ...}
 
+The header also says how the run was played (absent in files from before
+them, and never part of the run's identity): ``seed_kind`` (``"secret"``: drawn
+for the run, or ``"public"``: a given ``--seed``), ``sandbox`` (bool),
+``bot_kinds`` (per player: ``"built-in"``, ``"plug-in"`` or ``"external"``) and
+``metering`` (how external bots' CPU is metered, e.g. ``"cgroup v2"``). A
+resume that would weaken them (another seed kind, sandbox or metering) is
+refused. A game played again (a reference bot's time loss, a worker that
+died) is announced by a line ``{"type": "replay", "index", "pairing", "why"}``;
+:func:`read_results` counts them into the header's ``replays``.
+
 Each game line is appended and flushed the moment the game ends, so an
 interrupted run loses at most the games in flight; :func:`open_results` with
 ``resume=True`` reads the file back (checking that it belongs to the same run
@@ -42,11 +52,13 @@ from sixtysix_env.variants import rules_from_spec
 
 from .inputs import MAX_RESULTS_BYTES, NotRegularFile, check_regular, read_regular
 from .lines import (
+    MAX_INDEX,
     TEAM_KEY,
     game_problem,
     parse_line,
     team_problem,
 )
+from .schedule import Task
 
 FORMAT = "sixtysix-arena/1"
 # Config keys that may differ between a run and its resumption.
@@ -63,6 +75,23 @@ class RulesMismatchError(ResultsFileError):
 
 class EstimatorMismatchError(ResultsFileError):
     """A resume whose estimator or value function differs from the one the results file was played with."""
+
+
+class ConditionsMismatchError(ResultsFileError):
+    """A resume whose seed kind, sandbox or metering differs from what the results file's header records."""
+
+
+# How a run was played, as its header records it (see the module docstring).
+SEED_KIND, SANDBOX, BOT_KINDS, METERING, REPLAYS = "seed_kind", "sandbox", "bot_kinds", "metering", "replays"
+SECRET, PUBLIC = "secret", "public"
+BUILT_IN, PLUGIN, EXTERNAL = "built-in", "plug-in", "external"
+MAX_METERING = 80  # characters of a recorded metering
+COMPARED = (SEED_KIND, SANDBOX, METERING)  # conditions a resume must keep
+
+# A replay line: a game played again, and why.
+REPLAY = "replay"
+REFERENCE_TIMEOUT, WORKER_DIED = "reference timeout", "worker died"
+REPLAY_REASONS = (REFERENCE_TIMEOUT, WORKER_DIED)
 
 
 # Defaults of config keys that older results files do not have (their runs used the default).
@@ -90,8 +119,60 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), sort_keys=False)
 
 
-def header_line(config: Mapping[str, Any]) -> dict[str, Any]:
-    return {"type": "header", "format": FORMAT, "config": dict(config)}
+def header_line(config: Mapping[str, Any], conditions: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    return {"type": "header", "format": FORMAT, "config": dict(config), **(conditions or {})}
+
+
+def condition_problem(key: str, value: Any, players: int) -> str | None:
+    """Why a header's condition ``key`` is malformed (untrusted input), or None."""
+    ok = {
+        SEED_KIND: value in (SECRET, PUBLIC) and isinstance(value, str),
+        SANDBOX: type(value) is bool,
+        BOT_KINDS: isinstance(value, list) and len(value) == players
+        and all(isinstance(k, str) and k in (BUILT_IN, PLUGIN, EXTERNAL) for k in value),
+        METERING: isinstance(value, str) and 0 < len(value) <= MAX_METERING and value.isprintable(),
+    }[key]
+    return None if ok else f"a malformed header field {key!r} (ignored)"
+
+
+def conditions_of(header: Mapping[str, Any], warn: Warn | None = None) -> dict[str, Any]:
+    """The well-formed conditions a header records (the malformed ones dropped, with a warning)."""
+    players = header.get("config", {}).get("players")
+    n = len(players) if isinstance(players, list) else -1
+    out = {}
+    for key in (SEED_KIND, SANDBOX, BOT_KINDS, METERING):
+        if key in header:
+            problem = condition_problem(key, header[key], n)
+            if problem is None:
+                out[key] = header[key]
+            elif warn is not None:
+                warn(f"1: {problem}")
+    return out
+
+
+def conditions_mismatch(recorded: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """The compared conditions both record and that differ."""
+    return [k for k in COMPARED if k in recorded and k in new and recorded[k] != new[k]]
+
+
+def replay_line(task: Task, why: str) -> dict[str, Any]:
+    """The line announcing that game ``task`` is played again, and ``why`` (:data:`REPLAY_REASONS`)."""
+    return {"type": REPLAY, "index": task.index, "pairing": [task.a, task.b], "why": why}
+
+
+def is_replay(line: Mapping[str, Any]) -> bool:
+    return line.get("type") == REPLAY
+
+
+def replay_problem(obj: Any) -> str | None:
+    """Why ``obj`` is not a well-formed replay line, or None."""
+    if not (isinstance(obj, dict) and type(obj.get("index")) is int and 0 <= obj["index"] < MAX_INDEX):
+        return "a replay line without a good index"
+    pairing = obj.get("pairing")
+    if not (isinstance(pairing, list) and len(pairing) == 2
+            and all(type(p) is int and 0 <= p < MAX_INDEX for p in pairing)):
+        return "a replay line without a good pairing"
+    return None if obj.get("why") in REPLAY_REASONS else "a replay line with an unknown reason"
 
 
 class Warn:
@@ -112,12 +193,14 @@ class Warn:
             print(f"warning: {self.path}: {self.count} {what} in all", file=sys.stderr)
 
 
-def _parse_lines(path: str, data: bytes | None = None,
-                 warn: Warn | None = None) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    """(header or None for an empty file, the well-formed game lines in file order).
+Parsed = tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]
 
-    Damaged lines are skipped with a warning; a first line that is not an
-    arena header is a :class:`ResultsFileError`.
+
+def _parse_lines(path: str, data: bytes | None = None, warn: Warn | None = None) -> Parsed:
+    """(header or None for an empty file, the well-formed game lines and replay lines in file order).
+
+    Damaged lines are skipped with a warning, so are malformed conditions of
+    the header; a first line that is not an arena header is a :class:`ResultsFileError`.
     """
     if data is None:
         try:
@@ -127,6 +210,7 @@ def _parse_lines(path: str, data: bytes | None = None,
     lines = data.split(b"\n")
     header: dict[str, Any] | None = None
     games: list[dict[str, Any]] = []
+    replays: list[dict[str, Any]] = []
     warn = warn or Warn(path)
     for lineno, raw in enumerate(lines, start=1):
         if not raw.strip():
@@ -139,7 +223,14 @@ def _parse_lines(path: str, data: bytes | None = None,
                     f"{path}:{lineno}: not a sixtysix arena results file (expected a header line "
                     f"with format {FORMAT!r})"
                 )
-            header = obj
+            header = {k: obj[k] for k in ("type", "format", "config")} | conditions_of(obj, warn)
+            continue
+        if isinstance(obj, dict) and is_replay(obj):
+            problem = problem or replay_problem(obj)
+            if problem is None:
+                replays.append(obj)
+            else:
+                warn(f"{lineno}: damaged replay line skipped ({problem})")
             continue
         check = team_problem if header["config"].get(TEAM_KEY) == 4 else game_problem
         problem = problem or check(obj)
@@ -148,7 +239,7 @@ def _parse_lines(path: str, data: bytes | None = None,
         else:
             warn(f"{lineno}: damaged results line skipped ({problem}); its game is played again on --resume")
     warn.done()
-    return header, games
+    return header, games, replays
 
 
 def read_results(path: str, data: bytes | None = None,
@@ -158,12 +249,14 @@ def read_results(path: str, data: bytes | None = None,
 
     Damaged lines are skipped with a warning on stderr (see the module
     docstring; ``warn``: a :class:`Warn` of the caller's); a file that is not
-    an arena results file is a :class:`ResultsFileError`.
+    an arena results file is a :class:`ResultsFileError`. The header holds
+    the well-formed conditions it records and ``replays``, the count of
+    well-formed replay lines (counted here, never read from the header).
     """
-    header, games = _parse_lines(path, data, warn)
+    header, games, replays = _parse_lines(path, data, warn)
     if header is None:
         raise ResultsFileError(f"{path}: empty results file (no header line)")
-    return header, ordered(games)
+    return {**header, REPLAYS: len(replays)}, ordered(games)
 
 
 def ordered(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -172,16 +265,29 @@ def ordered(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [by_index[i] for i in sorted(by_index)]
 
 
-def recorded_seed(path: str) -> int | None:
-    """The master seed in the header of the results file at ``path`` (None: no such file or header)."""
+def recorded_header(path: str) -> dict[str, Any] | None:
+    """The first line of the file at ``path`` if it is an object (None: no such file or object)."""
     try:
         first = read_regular(path, 1 << 20, head=True).split(b"\n", 1)[0]
     except OSError:  # none, or no regular file: open_results then names the problem
         return None
     obj, _ = parse_line(first)
-    config = obj.get("config") if isinstance(obj, dict) else None
+    return obj if isinstance(obj, dict) else None
+
+
+def recorded_seed(path: str) -> int | None:
+    """The master seed in the header of the results file at ``path`` (None: no such file or header)."""
+    obj = recorded_header(path) or {}
+    config = obj.get("config")
     seed = config.get("seed") if isinstance(config, dict) else None
     return seed if type(seed) is int else None
+
+
+def recorded_seed_kind(path: str) -> str | None:
+    """The seed kind the header of the results file at ``path`` records (None: none, or malformed)."""
+    obj = recorded_header(path) or {}
+    kind = obj.get(SEED_KIND)
+    return kind if kind in (SECRET, PUBLIC) and isinstance(kind, str) else None
 
 
 def config_mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
@@ -194,8 +300,9 @@ def config_mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]
 class ResultsWriter:
     """Appends lines to a results file: one ``write()`` each, ``O_APPEND``, under ``flock``."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, replayed: list[int] | None = None) -> None:
         self._fd = fd
+        self.replayed = replayed or []  # indices of the replay lines the file held when opened
 
     def write(self, record: Mapping[str, Any]) -> None:
         with _locked(self._fd):
@@ -228,7 +335,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def open_results(
-    path: str, config: Mapping[str, Any], resume: bool = False
+    path: str, config: Mapping[str, Any], resume: bool = False, conditions: Mapping[str, Any] | None = None
 ) -> tuple[list[dict[str, Any]], ResultsWriter]:
     """Start or continue a results file for a run with ``config``.
 
@@ -236,8 +343,11 @@ def open_results(
     for a new file) and a writer for new ones. Without ``resume`` a file
     that holds games is an error, so finished results are never mixed up by
     accident. With ``resume`` the file's config must match ``config`` (up to
-    :data:`MUTABLE_KEYS`: the header keeps the first run's ``games``). A
-    file without games is taken over whatever its header says.
+    :data:`MUTABLE_KEYS`: the header keeps the first run's ``games``), and
+    so must the ``conditions`` the header records (:data:`COMPARED`; a new
+    header records ``conditions``). A file without games is taken over
+    whatever its header says. The writer's ``replayed`` lists the replay
+    lines already recorded.
     """
     config = json.loads(dumps(config))  # normalise (tuples -> lists) for comparison
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -248,18 +358,20 @@ def open_results(
         except NotRegularFile as e:
             raise ResultsFileError(f"{path}: {e.strerror}, not a results file") from None
         with _locked(fd):
-            games = _claim(path, fd, config, resume)
+            games, replays = _claim(path, fd, config, resume, dict(conditions or {}))
     except BaseException:
         os.close(fd)
         raise
-    return games, ResultsWriter(fd)
+    return games, ResultsWriter(fd, [r["index"] for r in replays])
 
 
-def _claim(path: str, fd: int, config: Mapping[str, Any], resume: bool) -> list[dict[str, Any]]:
-    """Under the lock: check the file against the run, write its header if it has no games."""
+def _claim(path: str, fd: int, config: Mapping[str, Any], resume: bool, conditions: dict[str, Any]
+           ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Under the lock: check the file against the run, write its header if it has no games; return
+    the game and replay lines recorded."""
     size = os.fstat(fd).st_size
     data = os.pread(fd, size, 0) if size else b""
-    header, games = _parse_lines(path, data) if data.strip() else (None, [])
+    header, games, replays = _parse_lines(path, data) if data.strip() else (None, [], [])
     if games and not resume:
         raise ResultsFileError(
             f"{path} already holds results; pass resume=True (--resume) to continue that run, "
@@ -284,15 +396,28 @@ def _claim(path: str, fd: int, config: Mapping[str, Any], resume: bool) -> list[
                 f"{k}: file has {header['config'].get(k)!r}, this run {config.get(k)!r}" for k in diff
             )
             raise ResultsFileError(f"{path} belongs to a different run configuration ({details})")
+        check_conditions(path, header, conditions)
         if not data.endswith(b"\n"):  # a line cut off by a kill: end it, so it stays one damaged line
             _write_all(fd, b"\n")
-        return games
-    if header is None or config_mismatch(header["config"], config):
+        return games, replays
+    if header is None or config_mismatch(header["config"], config) or conditions_of(header) != conditions:
         os.ftruncate(fd, 0)  # no games to lose: a new file, or one a failed start left behind
-        _write_all(fd, (dumps(header_line(config)) + "\n").encode())
-    elif not data.endswith(b"\n"):
+        _write_all(fd, (dumps(header_line(config, conditions)) + "\n").encode())
+        return [], []
+    if not data.endswith(b"\n"):
         _write_all(fd, b"\n")
-    return []
+    return [], replays
+
+
+def check_conditions(path: str, header: Mapping[str, Any], conditions: Mapping[str, Any]) -> None:
+    """A resume keeps the seed kind, sandbox and metering the file's header records (a file
+    from before they were recorded resumes under any)."""
+    diff = conditions_mismatch(header, conditions)
+    if diff:
+        details = "; ".join(f"{k}: file has {header[k]!r}, this run {conditions[k]!r}" for k in diff)
+        raise ConditionsMismatchError(f"{path} was played under other conditions ({details}): resume "
+                                      "under the same ones (without --seed for a secret seed), or choose "
+                                      "another path")
 
 
 MEASURED = ("cpu",)  # fields of a game line that are measured, so differ between runs of the same games

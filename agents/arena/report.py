@@ -35,6 +35,9 @@ class RoundRobinResult:
     ratings: Ratings
     score: list[float] = field(default_factory=list)  # games won (draws half) per bot
     games: list[int] = field(default_factory=list)  # games played per bot
+    # How the games were played (empty for a summary of a results file alone): seed_kind, sandbox,
+    # bot_kinds (per bot, as names), metering and replays, as the results header records them.
+    how: dict[str, Any] = field(default_factory=dict)
 
     def standings(self) -> list[int]:
         """Player indices, best rating first."""
@@ -82,20 +85,22 @@ class RoundRobinResult:
                 for i in self.standings()
             ],
             "pairings": [p.to_dict() for p in self.pairings],
+            **self.how,
         }
 
     def table(self) -> str:
         """A plain-text report for the terminal."""
         sprt = self._sprt_lines() + self.notes()
         return "\n".join(
-            [self.title(), "", text_table(RATING_HEAD, self._rating_rows()), "",
+            [self.title(), *self._how_lines(), "", text_table(RATING_HEAD, self._rating_rows()), "",
              text_table(self._pair_head(), self._pairing_rows()), *(["", *sprt] if sprt else [])]
         )
 
     def markdown(self) -> str:
         """The same report as Markdown tables."""
         return "\n".join(
-            [f"**{self.title()}**", "", md_table(RATING_HEAD, self._rating_rows()), "",
+            [f"**{self.title()}**", *(f"\n{md_cell(t)}" for t in self._how_lines()), "",
+             md_table(RATING_HEAD, self._rating_rows()), "",
              md_table(self._pair_head(), self._pairing_rows()), "",
              *(f"{t}\n" for t in self._sprt_lines() + self.notes())]
         )
@@ -115,6 +120,19 @@ class RoundRobinResult:
         aivat = f", aivat estimator (value {est.get('value')})" if isinstance(est, dict) else ""
         return (f"Sixty-Six arena: {at_most}{c.get('games')} {unit} per pairing, {dup}, seed {c.get('seed')}"
                 f"{mt}{aivat}")
+
+    def _how_lines(self) -> list[str]:
+        """One line on how the games were played (none for a summary of a results file alone)."""
+        h = self.how
+        if not h:
+            return []
+        kinds = h.get("bot_kinds") or []
+        bots = ", ".join(f"{n} {k}" for n, k in zip(self.names, kinds, strict=False))
+        boxed = h.get("sandbox")
+        sandbox = "not recorded" if not isinstance(boxed, bool) else "on" if boxed else "off"
+        return [f"Seed {h.get('seed_kind', 'not recorded')}; sandbox {sandbox}; "
+                f"bots: {bots or 'not recorded'}; metering {h.get('metering', 'not recorded')}; "
+                f"games replayed {h.get('replays', 0)}"]
 
     def _pair_head(self) -> list[str]:
         return PAIR_HEAD + (AIVAT_HEAD if any(p.aivat is not None for p in self.pairings) else [])

@@ -3,7 +3,9 @@
 A :class:`Backend` plays a list of :class:`~agents.arena.schedule.Task` and
 yields one game line per task, in any order; :func:`play_missing` stores
 them by index, so the results never depend on the backend or its number of
-workers. :class:`InProcess` plays in this process (Agent objects allowed);
+workers. Every backend starts a game only when no other game of its deal is
+in play (issue 40: two copies of one bot must never hold both halves of a
+duplicate pair at once). :class:`InProcess` plays in this process (Agent objects allowed);
 :class:`ProcessPool` in worker processes that build the bots from their
 spec strings; :class:`~agents.arena.ray_backend.RayBackend` (in its own module, chosen by
 :mod:`~agents.arena.api`) in Ray actors.
@@ -34,8 +36,8 @@ from agents.registry import make_agent
 from .corrected import DEFAULT_VALUE, PLAIN, correction
 from .fairness import ReferenceGuard, cpu_share, share_text
 from .pairing import percent
-from .records import ResultsWriter
-from .schedule import Task
+from .records import REFERENCE_TIMEOUT, WORKER_DIED, ResultsWriter, is_replay, replay_line
+from .schedule import Task, deal_key, take_free
 from .sprt import SequentialStop
 
 AgentLike = str | Agent
@@ -61,8 +63,9 @@ Queue = deque[Task]
 
 
 class Backend(Protocol):
-    """Plays tasks taken one by one from a queue that may grow while it plays (games to play again);
-    closing the generator it returns stops the games still in flight."""
+    """Plays tasks taken from a queue that may grow while it plays (games to play again), never two
+    of one deal at once (:func:`~agents.arena.schedule.take_free`); yields their lines and a replay
+    line before a game it plays again itself; closing the generator stops the games in flight."""
 
     def play(self, setup: Setup, tasks: Queue) -> Generator[GameLine, None, None]: ...
 
@@ -201,8 +204,10 @@ class ProcessPool:
     new game starts, and closing the generator terminates the running ones.
     A bot that kills its worker process cannot hang or end the run: the
     pool is rebuilt, the games that were in flight are played again one at
-    a time in a single worker, and a game that kills that worker too is
-    recorded as a forfeit (reason "crash") of the bot that was being called.
+    a time in a single worker (each announced by a replay line, see
+    :func:`~agents.arena.records.replay_line`), and a game that kills that
+    worker too is recorded as a forfeit (reason "crash") of the bot that was
+    being called. A game starts only when no game of its deal is in play.
     """
 
     def __init__(self, workers: int) -> None:
@@ -213,6 +218,7 @@ class ProcessPool:
         while tasks:
             lost = yield from self._run(setup, tasks, self.workers, turn)
             for task in lost:  # one at a time: a game that breaks the worker now is the culprit
+                yield replay_line(task, WORKER_DIED)
                 if (yield from self._run(setup, deque([task]), 1, turn)):
                     yield crash_line(setup, task, turn.value)
 
@@ -225,8 +231,7 @@ class ProcessPool:
         ok = False
         try:
             while tasks or running:
-                while tasks and len(running) < n:
-                    t = tasks.popleft()
+                while len(running) < n and (t := take_free(tasks, busy(running.values()))) is not None:
                     running[ex.submit(_worker_task, t)] = t
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 lost = []
@@ -242,6 +247,11 @@ class ProcessPool:
             return []
         finally:
             _shutdown(ex, ok)
+
+
+def busy(running: Iterable[Task]) -> set[int]:
+    """The deals in play: no other game of them may start (:func:`~agents.arena.schedule.take_free`)."""
+    return {deal_key(t) for t in running}
 
 
 def _shutdown(ex: ProcessPoolExecutor, ok: bool) -> None:
@@ -265,7 +275,7 @@ def backend_for(workers: int) -> Backend:
 def play_missing(setup: Setup, names: list[str], tasks: Sequence[Task], done: dict[int, GameLine],
                  backend: Backend, *, writer: ResultsWriter | None = None, progress: bool = False,
                  stop: SequentialStop | None = None, guard: ReferenceGuard | None = None,
-                 report_every: int = 0, lookahead: int = 2) -> int:
+                 report_every: int = 0, lookahead: int = 2, replayed: list[int] | None = None) -> int:
     """Play the games of ``tasks`` not yet in ``done`` (which they join); return how many leading games count.
 
     Without ``stop`` that is all of them. With it, finished games are fed to
@@ -273,7 +283,9 @@ def play_missing(setup: Setup, names: list[str], tasks: Sequence[Task], done: di
     starts, running ones are stopped): the count is then the deciding game's
     index plus one, whatever order the games finish in. Each game is written
     to ``writer`` as it arrives, except one that ``guard`` voids (a reference
-    bot's time forfeit), which is played again instead.
+    bot's time forfeit), which is played again instead. Every game played
+    again (voided, or in flight when a worker died) is written as a replay
+    line and its index appended to ``replayed``: reports count them.
     """
     order = [t.index for t in tasks]
     if stop is not None and stop.catch_up(order, done):
@@ -296,8 +308,11 @@ def play_missing(setup: Setup, names: list[str], tasks: Sequence[Task], done: di
     results = backend.play(setup, queue)
     try:
         for line in results:
-            if guard is not None and guard.void(line):
+            if guard is not None and not is_replay(line) and guard.void(line):
                 queue.appendleft(by_index[line["index"]])
+                line = replay_line(by_index[line["index"]], REFERENCE_TIMEOUT)
+            if is_replay(line):
+                note_replay(line, writer, replayed)
                 continue
             done[line["index"]] = line
             if writer is not None:
@@ -310,6 +325,14 @@ def play_missing(setup: Setup, names: list[str], tasks: Sequence[Task], done: di
         results.close()  # stops (terminates) a worker pool still playing
         bar.close()
     return len(tasks)
+
+
+def note_replay(line: GameLine, writer: ResultsWriter | None, replayed: list[int] | None) -> None:
+    """Record that a game is played again: in the results file and in ``replayed``."""
+    if writer is not None:
+        writer.write(line)
+    if replayed is not None:
+        replayed.append(line["index"])
 
 
 class Progress:

@@ -19,12 +19,21 @@ the schedule of ``games`` games begins with the whole schedule of any
 smaller count: a run resumed with a larger ``games`` plays only the new
 games. Because the whole schedule follows from the seed, a resumed run can
 check that a results file belongs to it, game by game.
+
+Games that share a card seed (the two halves of a duplicate pair, and the
+games of every pairing dealt from the same seed) are never in play at the
+same time, with any backend and any number of workers (:func:`take_free`):
+two processes of one bot could otherwise tell each other their cards
+(through a lock on a file both can read, say) and each would know the
+opponent's hand. Games of different deals still run side by side.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from collections import deque
+from collections.abc import Collection
 from dataclasses import dataclass
 
 SECRET_BITS = 128  # a master seed drawn by secret_seed(): beyond any search
@@ -78,3 +87,18 @@ def schedule(n_players: int, games: int, seed: int, duplicate: bool) -> list[Tas
             seats, agent_seeds = ((b, a), (seed_b, seed_a)) if swap else ((a, b), (seed_a, seed_b))
             tasks.append(Task(g * len(pairs) + p, a, b, seats, game_seed, agent_seeds, k))
     return tasks
+
+
+def deal_key(task: Task) -> int:
+    """What games in play at once must not share: the card seed (every game dealt from it, in any pairing)."""
+    return task.seed
+
+
+def take_free(tasks: deque[Task], busy: Collection[int]) -> Task | None:
+    """Remove and return the first queued task whose deal (:func:`deal_key`) is not in ``busy``,
+    the deals of the games in play; None when every queued task waits for one of them."""
+    for k, task in enumerate(tasks):
+        if deal_key(task) not in busy:
+            del tasks[k]
+            return task
+    return None

@@ -18,7 +18,7 @@ from numbers import Real
 from typing import Any
 
 from .corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN, corrected_net
-from .pairing import PairingStats
+from .pairing import PairingStats, counted_deals
 from .stats import SPRT_H0, SPRT_H1, SPRT_UNDECIDED, SprtResult, gsprt_points, sprt
 
 __all__ = ["SPRT_H0", "SPRT_H1", "SPRT_UNDECIDED", "SequentialStop", "SprtSettings", "sprt_settings"]
@@ -129,7 +129,7 @@ class SequentialStop:
         if self.settings.on != PLAIN:
             c = line["cluster"]
             self.totals[c] = self.totals.get(c, 0.0) + corrected_net(line, 0, self.settings.value)[0]
-            self.deals[c] = self.deals.get(c, 0) + len(line["deals"])
+            self.deals[c] = self.deals.get(c, 0) + counted_deals(line)
         self.played += 1
         if not self.duplicate or self.played % 2 == 0 or self.played >= self.max_games:
             self.result = self._test()

@@ -98,15 +98,16 @@ def test_pairing_stats_by_hand():
     lines = [
         _line(0, (0, 1), 0, [(0, 3), (1, 1), (0, 2)], 0),  # A wins; A net +4 over 3 deals
         _line(1, (1, 0), 0, [(0, 2), (None, 0)], 0),  # B (seat 0) wins; A net -2
+        # A forfeits in its second deal: that deal counts as lost by 3 (a schwarz), A net -1 - 3
         _line(2, (0, 1), 1, [(1, 1)], 1, forfeit={"seat": 0, "reason": "timeout", "detail": ""}),
         _line(3, (1, 0), 1, [(1, 3)], 1),  # A (seat 1) wins; A net +3
     ]
     st = pairing_stats(lines, 0, 1, ["A", "B"], "match", True)
     assert (st.games, st.a_wins, st.b_wins, st.draws) == (4, 2, 2, 0)
     assert (st.forfeits, st.a_forfeits, st.b_forfeits) == (1, 1, 0)
-    assert (st.deals, st.a_deal_wins, st.b_deal_wins, st.drawn_deals) == (7, 3, 3, 1)
-    assert st.win_rate == 0.5 and st.deal_win_rate == 0.5
-    assert st.points_per_deal == pytest.approx((4 - 2 - 1 + 3) / 7)
+    assert (st.deals, st.a_deal_wins, st.b_deal_wins, st.drawn_deals) == (8, 3, 4, 1)
+    assert st.win_rate == 0.5 and st.deal_win_rate == 3.5 / 8
+    assert st.points_per_deal == pytest.approx((4 - 2 - 1 - 3 + 3) / 8)
     lo, hi = st.points_per_deal_ci
     assert lo < st.points_per_deal < hi
     assert st.elo == 0.0 and st.los == 0.5
@@ -116,9 +117,10 @@ def test_pairing_stats_by_hand():
 def test_forfeits_count_as_losses():
     st = head_to_head(RaisingBot(), RandomAgent(), games=4)
     assert (st.games, st.a_wins, st.b_wins, st.a_forfeits, st.b_forfeits) == (4, 0, 4, 4, 0)
-    assert st.win_rate == 0.0 and st.deals == 0
-    d = json.loads(json.dumps(st.to_dict(), allow_nan=False))  # strict JSON: -inf Elo, no deals
-    assert d["elo"] is None and d["points_per_deal"] is None
+    assert st.win_rate == 0.0 and st.deals == 4 and st.b_deal_wins == 4  # each forfeited deal lost
+    assert st.points_per_deal == -3.0  # by the most a deal costs
+    d = json.loads(json.dumps(st.to_dict(), allow_nan=False))  # strict JSON: -inf Elo
+    assert d["elo"] is None and d["points_per_deal"] == -3.0
 
 
 def test_progress_bar_shows_standings(capsys):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.arena import head_to_head
+from agents.arena import head_to_head, read_results
 from agents.arena.fairness import MachineTooBusy, cpu_share, share_text
 from agents.bench import BenchOptions, bench, load_ladder
 from agents.bench.ladder import CLOCK, Ladder, save_ladder
@@ -71,7 +71,9 @@ def test_a_reference_bots_time_forfeit_is_played_again(tmp_path, monkeypatch):
     st = head_to_head("random", f"{BOTS}:Sluggish", games=6, unit="deal", seed=1, move_time=0.2,
                       reference=(1,), results_path=str(results))
     assert st.games == 6 and st.forfeits == 0 and count.read_text() == "0"
-    assert len(results.read_text().splitlines()) == 7  # the voided games are not recorded
+    kinds = [json.loads(x)["type"] for x in results.read_text().splitlines()]
+    assert kinds.count("game") == 6 and kinds.count("replay") == 2  # the voided games: replay lines only
+    assert st.replays == 2 and read_results(str(results))[0]["replays"] == 2
     count.write_text("1000")  # always slow: the machine is "too busy"
     with pytest.raises(MachineTooBusy, match="machine too busy: the reference bot .*Sluggish lost"):
         head_to_head("random", f"{BOTS}:Sluggish", games=6, unit="deal", seed=1, move_time=0.2,
