@@ -1,5 +1,6 @@
 """The README's claims hold: its commands, snippets, links and numbers match the code."""
 
+import importlib.util
 import json
 import os
 import re
@@ -23,8 +24,9 @@ CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 TORCH_CPU = [".venv/bin/pip", "install", "torch", "--index-url", CPU_INDEX,
              "--retries", "1", "--timeout", "10"]
 TORCH_FALLBACK = [".venv/bin/pip", "install", "torch"]
-sys.path.insert(0, str(ROOT / "bench"))
-import readme_numbers  # noqa: E402  (bench/ is scripts, not a package)
+_spec = importlib.util.spec_from_file_location("readme_numbers", ROOT / "bench" / "readme_numbers.py")
+readme_numbers = importlib.util.module_from_spec(_spec)  # bench/ holds scripts, not a package
+_spec.loader.exec_module(readme_numbers)
 
 
 def install_commands() -> dict[str, str]:
