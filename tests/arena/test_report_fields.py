@@ -129,3 +129,38 @@ def test_cli_reports_and_protects_its_outputs(tmp_path, monkeypatch):
     assert summary["seed_kind"] == "public" and summary["replays"] == 0
     protected = sandbox._PROTECTED
     assert {str(md.resolve()), str(js.resolve()), str(res.resolve()), str(res.parent.resolve())} <= protected
+
+
+EXIT_BOT = """
+import os
+from agents.random_agent import RandomAgent
+
+class ExitBot(RandomAgent):
+    def __init__(self, seed=None, target=0):
+        super().__init__(seed=seed)
+        self.armed, self.target = False, target
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.armed = seed == self.target
+
+    def act(self, view):
+        if self.armed:
+            os._exit(7)
+        return super().act(view)
+"""
+
+
+@pytest.mark.slow
+def test_games_in_flight_when_a_worker_dies_are_counted_as_replayed(tmp_path):
+    from agents.arena import head_to_head
+    from agents.arena.schedule import schedule
+
+    (tmp_path / "exit_bot.py").write_text(EXIT_BOT)
+    victim = schedule(2, 6, 0, True)[3]
+    bot = f"{tmp_path / 'exit_bot.py'}:ExitBot:target={victim.agent_seeds[victim.seats.index(0)]}"
+    path = tmp_path / "r.jsonl"
+    st = head_to_head(bot, "random", games=6, unit="deal", workers=2, results_path=str(path), seed=0)
+    replays = [json.loads(x) for x in path.read_text().splitlines() if '"replay"' in x]
+    assert replays and all(r["why"] == "worker died" for r in replays)
+    assert st.replays == len(replays) == read_results(str(path))[0]["replays"]
