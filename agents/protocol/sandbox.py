@@ -18,7 +18,9 @@ the bot as ``bwrap ... COMMAND``. One bot, one box: each bot process gets
   minimal ``passwd`` and ``group``), never ``/etc/shadow`` and the like;
   a private empty ``/tmp`` (also its home and working folder's parent);
 - a fresh environment: only ``PATH``, ``LANG`` and ``HOME``/``TMPDIR``
-  (``/tmp``), never the arena's variables (:data:`KEPT_ENV`);
+  (``/tmp``), never the arena's variables (:data:`KEPT_ENV`); bubblewrap
+  itself starts from an empty one (``env -i``), so ``/proc/1/environ`` in
+  the box (bubblewrap's own) shows nothing of the arena's either;
 - of the rest of the file system only what its command line names: every
   word of the command that is an existing path is bound read-only at its
   real path (after ``realpath``; a link on the way becomes a link in the box),
@@ -71,7 +73,9 @@ PROTECT_ENV = "SIXTYSIX_SANDBOX_PROTECT"  # protect()'s paths, inherited by the 
 LOG_DIR_ENV, DEFAULT_LOG_DIR = "SIXTYSIX_BOT_LOGS", "bot_logs"  # the bots' logs (agents.external uses these)
 INSTALL_MARKERS = ("pyvenv.cfg", "lib/python3*/os.py", "lib/node_modules", "lib/modules")
 # The loop that hands the filter to bwrap on fd 9: process.py's supervisor closes all other fds.
-SECCOMP_EXEC = 'exec "$@" 9<"$0"'
+# ``env -i``: bwrap starts from an empty environment, since its pid 1 in the box keeps the environment
+# it started with, readable by the bot as /proc/1/environ (--clearenv empties only the bot's).
+SECCOMP_EXEC = 'exec env -i "$@" 9<"$0"'
 
 
 class SandboxError(ValueError):
@@ -294,7 +298,7 @@ def sandbox_argv(argv: Sequence[str], cwd: str | None = None,
     cwd = os.path.abspath(cwd or os.getcwd())
     binds, links = bind_plan(argv, cwd, protected)
     d = private_dir()
-    cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+    cmd = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
            "--seccomp", "9", "--clearenv", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
            "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
     cmd += [a for name in KEPT_ENV if name in os.environ for a in ("--setenv", name, os.environ[name])]
