@@ -66,7 +66,7 @@ class Config:
     searches_per_client: int = 2  # bot moves and hints thinking at once per remote address
     requests_per_client: int = 32  # requests in progress at once per remote address (long polls too)
     records_max_bytes: int = 16 * 1024 * 1024  # DATA/games.jsonl is rotated past this size
-    body_bytes_per_client: int = 17 * MIB  # request bodies held at once per client: two uploads and more
+    body_bytes_per_client: int = 9 * MIB  # request bodies held at once per client: one upload and more
     body_bytes_total: int = 32 * MIB  # request bodies held at once, all clients (tables.bodies)
     allowed_hosts: list[str] = field(default_factory=lambda: ["127.0.0.1", "localhost", "::1"])
     allowed_origins: list[str] = field(default_factory=list)  # besides the server's own (a TLS proxy's)

@@ -36,7 +36,7 @@ from .loadtest import Client, Result, local_server_process, play_one
 HOSTILE_BOT = "pimc:worlds=128,depth=2"  # the most a browser's pimc may think: about a second a move
 HONEST_BOT = "heuristic"
 SLOWEST_REPLY_S = 0.5  # the honest client's slowest reply must stay at or under this
-MEMORY_BOUND_MIB = 300  # server VmHWM: idle (55) + two uploads being parsed (75 each) + slack
+MEMORY_BOUND_MIB = 350  # server VmHWM: idle (55) + two uploads parsed at once (about 100 each) + slack
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEADER = json.dumps({"type": "header", "format": "sixtysix-arena/1", "config": {}})
 
@@ -191,19 +191,24 @@ def start_attacker(base: str, seconds: float, uploads: int, slow: str,
 
 
 async def honest_client(base: str, seconds: float, vs: str) -> Result:
-    """Deals against ``vs``, one after another, for ``seconds`` (the last one is played out)."""
+    """Deals against ``vs``, one after another, for ``seconds`` (the last one is played out), as
+    a browser's page plays them: one keep-alive connection and one cookie throughout."""
     res = Result()
     until = time.monotonic() + seconds
     seed = 10_000
+    page = Client(base, "127.0.0.2")
     t0 = time.perf_counter()
     while time.monotonic() < until:
         res.games += 1
         try:
-            await play_one(base, seed, vs, "deal", res, local_address="127.0.0.2")
+            await play_one(base, seed, vs, "deal", res, client=page)
         except Exception as e:  # noqa: BLE001 - counted and reported
             res.errors.append(f"{type(e).__name__}: {e}")
+            await page.close()
+            page = Client(base, "127.0.0.2")
         seed += 1
     res.seconds = time.perf_counter() - t0
+    await page.close()
     return res
 
 

@@ -126,9 +126,11 @@ class Client:
 
 
 async def play_one(base: str, seed: int, vs: str, episode: str, res: Result,
-                   local_address: str | None = None) -> None:
+                   local_address: str | None = None, client: Client | None = None) -> None:
+    """One game to its end, on a connection (and session) of its own, or on ``client``'s (left open:
+    a browser's page keeps its connection and cookie from game to game)."""
     rng = random.Random(seed)
-    c = Client(base, local_address)
+    c = client or Client(base, local_address)
 
     async def call(method: str, path: str, body: Any = None) -> dict[str, Any]:
         res.requests += 1
@@ -157,7 +159,8 @@ async def play_one(base: str, seed: int, vs: str, episode: str, res: Result,
                 data = await call("GET", f"/api/game?since={data['state']['version']}&wait=30")
                 res.reply_ms.append(1000 * (time.perf_counter() - t0))
     finally:
-        await c.close()
+        if client is None:
+            await c.close()
 
 
 async def run(base: str, games: int, vs: str, episode: str, seed: int = 0) -> Result:

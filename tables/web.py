@@ -76,6 +76,10 @@ HTTP_PARSER, WEBSOCKETS = "h11", "none"
 UVICORN_LOG_LEVEL = "error"
 MAX_PORT = 65535
 MAX_THREADS = 1024  # bot threads: each is a real OS thread, started on demand
+# How long a bot thread may hold the interpreter while the event loop waits for it (CPython's
+# default is 5 ms): the event loop takes it back once per blocking call, several times a request,
+# and with two busy threads (one client's searches or uploads) the default cost replies tens of ms.
+SWITCH_INTERVAL_S = 0.001
 
 
 class BindError(ValueError):
@@ -181,6 +185,46 @@ class ClientRequests:
                 del self.busy[client]
 
 
+class UploadGate:
+    """The body budget of an upload (``POST /api/replay``, :class:`tables.bodies.BodyBudget`),
+    checked before anything else: a hostile client's refused uploads come hundreds a second,
+    and each one here costs the event loop a header lookup and a 429 sent unread with the
+    connection closed. The reservation is the endpoint's (:func:`tables.endpoint.reserve_body`),
+    released when the request ends whatever answers it."""
+
+    REFUSED = (b'{"error": "too many request bodies in progress (per client or on the server): '
+               b'try again shortly"}')
+
+    def __init__(self, app: Any, tables: Tables) -> None:
+        self.app = app
+        self.tables = tables
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != "/api/replay":
+            return await self.app(scope, receive, send)
+        from .endpoint import RESERVED, client_key
+        from .records_api import UPLOAD_LIMIT
+
+        lengths = [v for k, v in scope["headers"] if k == b"content-length"]
+        if len(lengths) != 1 or not lengths[0].isdigit() or int(lengths[0]) > UPLOAD_LIMIT:
+            return await self.app(scope, receive, send)  # the endpoint says what is wrong
+        client, size = client_key((scope.get("client") or (None,))[0]), int(lengths[0])
+        if not self.tables.bodies.reserve(client, size):
+            return await self.refuse(send)
+        scope[RESERVED] = (client, size)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            if scope.pop(RESERVED, None) is not None:
+                self.tables.bodies.release(client, size)
+
+    async def refuse(self, send: Any) -> None:
+        headers = [(b"content-type", b"application/json"), (b"connection", b"close"),
+                   (b"content-length", str(len(self.REFUSED)).encode()), (b"cache-control", b"no-store")]
+        await send({"type": "http.response.start", "status": 429, "headers": headers})
+        await send({"type": "http.response.body", "body": self.REFUSED})
+
+
 class SecurityHeaders:
     """Headers that keep the page to itself: no framing, no foreign scripts, no sniffing."""
 
@@ -255,7 +299,8 @@ def create_app(config: Config | None = None) -> Starlette:
 
     app = Starlette(
         routes=routes(), lifespan=lifespan,
-        middleware=[Middleware(SecurityHeaders), Middleware(HeaderCap, cap=MAX_HEADER_BYTES),
+        middleware=[Middleware(UploadGate, tables=tables), Middleware(SecurityHeaders),
+                    Middleware(HeaderCap, cap=MAX_HEADER_BYTES),
                     Middleware(HostCheck, allowed_hosts=config.allowed_hosts),
                     Middleware(ClientRequests, cap=config.requests_per_client)],
         exception_handlers={HTTPException: _json_http_error, Exception: _json_server_error},
@@ -351,6 +396,7 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         return 2
     import uvicorn
 
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     try:
         hosts = allowed_hosts(args.host, args.allow_remote, args.allowed_host)
         counts = {"--threads": args.threads, "--max-games": args.max_games,

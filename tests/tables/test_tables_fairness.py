@@ -134,28 +134,49 @@ def send_head(port: int, length: int) -> socket.socket:
 
 
 def test_an_upload_past_the_clients_body_budget_is_refused_unread_and_closed(start_server):
-    """Two 8 MiB uploads in progress hold the client's share: a third gets a 429 before one byte
-    of its body is read, and its connection is closed; another client is still served."""
+    """An 8 MiB upload in progress holds the client's share (9 MiB): a second gets a 429 before one
+    byte of its body is read, and its connection is closed; another client is still served, and
+    the share comes back when the first ends."""
     from tables.records_api import UPLOAD_LIMIT
 
     base, _ = start_server()
     port = int(base.rsplit(":", 1)[1])
-    held = [send_head(port, UPLOAD_LIMIT) for _ in range(2)]
+    held = [send_head(port, UPLOAD_LIMIT)]
     try:
         time.sleep(0.5)
-        third = send_head(port, UPLOAD_LIMIT)
+        second = send_head(port, UPLOAD_LIMIT)
         reply = b""
-        while chunk := third.recv(4096):  # ends: the server closed the connection
+        while chunk := second.recv(4096):  # ends: the server closed the connection
             reply += chunk
         assert reply.startswith(b"HTTP/1.1 429") and b"connection: close" in reply.lower(), reply[:300]
-        third.close()
+        second.close()
         with httpx.Client(base_url=base, timeout=10,
                           transport=httpx.HTTPTransport(local_address="127.0.0.2")) as other:
             r = other.post("/api/replay", json={"jsonl": "garbage\n"})
             assert r.status_code == 422, r.text  # read, parsed and refused: not a 429
+        held.pop().close()
+        time.sleep(0.5)
+        with httpx.Client(base_url=base, timeout=10) as again:
+            assert again.post("/api/replay", json={"jsonl": "garbage\n"}).status_code == 422
     finally:
         for s in held:
             s.close()
+
+
+def test_an_upload_body_of_another_shape_is_a_400_and_one_of_lines_replays():
+    from tables.endpoint import ApiError
+    from tables.records_api import upload_fields
+
+    def text(raw: str) -> tuple[str, int | None]:
+        pieces, game = upload_fields(raw)
+        return b"".join(pieces).decode(), game
+
+    assert text('{ "game" : 3 , "jsonl":"a\\nb\\u00e9" }') == ("a\nbé", 3)
+    for raw in ['[]', '{}', '{"jsonl": 1}', '{"jsonl": "x", "jsonl": "y"}', '{"jsonl": "x", "game": 1.5}',
+                '{"jsonl": "x",}', '{"jsonl": "\\ud800"}', '{"jsonl": "x", "other": [[]]}',
+                '{"jsonl": "x"} x']:
+        with pytest.raises(ApiError):
+            text(raw)
 
 
 def test_a_chunked_body_is_bounded_like_a_declared_one(start_server):
@@ -179,8 +200,10 @@ def test_one_hostile_client_cannot_starve_another_or_balloon_the_servers_memory(
     """The honest client's slowest reply stays at most SLOWEST_REPLY_S and the server's VmHWM under
     MEMORY_BOUND_MIB while one hostile client replaces games in a loop against an expensive bot and
     sends 32 uploads of the largest body at once, again and again, for about 10 s. The honest client
-    plays alone first: on a machine too loaded to answer it in half the bound even then, the timing
-    says nothing about fairness and is skipped (the memory bound is still asserted)."""
+    plays alone first: on a machine too loaded to answer it in a fifth of the bound even then, the timing
+    says nothing about fairness and is skipped (the memory bound is still asserted). The honest
+    client plays as a browser's page does, on one keep-alive connection (see docs/serve.md: a new
+    connection waits behind the hostile client's refused ones)."""
     from tables.loadhostile import MEMORY_BOUND_MIB, SLOWEST_REPLY_S, hostile_scenario
 
     calm = hostile_scenario(seconds=4, uploads=0, replace=False)
@@ -189,7 +212,7 @@ def test_one_hostile_client_cannot_starve_another_or_balloon_the_servers_memory(
     assert honest["errors"] == 0 and honest["finished"] >= 1, out
     assert out["hostile"].get("new game 201", 0) >= 1 and out["hostile"].get("200", 0) >= 1, out
     assert server["hwm"] < MEMORY_BOUND_MIB, out
-    if calm["honest"]["slowest_reply_ms"] > 500 * SLOWEST_REPLY_S:
+    if calm["honest"]["slowest_reply_ms"] > 200 * SLOWEST_REPLY_S:
         pytest.skip(f"the machine is too loaded to time fairness: alone, the honest client's slowest "
                     f"reply took {calm['honest']['slowest_reply_ms']} ms ({out})")
     assert honest["slowest_reply_ms"] <= 1000 * SLOWEST_REPLY_S, out
