@@ -13,6 +13,7 @@ disturbs much less than the wall-clock rate.
     python bench/bench_batched.py --threads 2
     python bench/bench_batched.py --device cuda --envs 65536
     python bench/bench_batched.py --full-obs           # plus the critic's 384 features
+    python bench/bench_batched.py --rules kawu         # a rule preset (docs/rules-variants.md)
     python bench/bench_batched.py --gym                # the Gymnasium env: learner steps against a
                                                        # random opponent (its moves are not counted)
 """
@@ -51,13 +52,14 @@ def main() -> None:
     ap.add_argument("--no-validate", action="store_true", help="skip the legality check of actions")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--gym", action="store_true", help="time SixtySixVectorEnv (learner vs random) instead")
+    ap.add_argument("--rules", default=None, help="rule preset spec (default german), e.g. kawu, schnapsen")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     gen = torch.Generator(device=device).manual_seed(args.seed + 1)
     if args.gym:
         env = SixtySixVectorEnv(args.envs, device=device, seed=args.seed, episode=args.episode,
-                                validate=not args.no_validate)
+                                validate=not args.no_validate, rules=args.rules)
         _, infos = env.reset()
 
         def step() -> torch.Tensor:
@@ -67,7 +69,7 @@ def main() -> None:
             return terminated.sum()
     else:
         env = SelfPlayEnv(args.envs, args.seed, device=device, episode=args.episode, full_obs=args.full_obs,
-                          validate=not args.no_validate)
+                          validate=not args.no_validate, rules=args.rules)
 
         def step() -> torch.Tensor:
             env.step(random_actions(env.engine.legal, gen))
@@ -89,6 +91,8 @@ def main() -> None:
                 cpu_rates.append(args.envs * args.steps / dc)
                 ends += int(done)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU, {args.threads} thread(s)"
+    if args.rules:
+        name += f"; rules {args.rules}"
     what = "Gymnasium env: learner steps" if args.gym else "batched engine: decisions"
     extra = "observations, masks, final observations and the opponent's moves included; " \
         f"{ends} episodes ended" if args.gym else \

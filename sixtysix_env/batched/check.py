@@ -9,24 +9,30 @@ see: the legal masks, the observations of both seats (``encode`` and
 ends. When a deal ends the batched engine deals the next one from its own
 generator; the check verifies the dealer and match score the rules demand
 and that the cards form a deal, then lets the scalar side continue from the
-same cards. Both the test suite (short) and ``bench/bench_batched_diff.py``
-(a million decisions or more) run this one function.
+same cards. ``rules=`` runs it under any preset the batched engine plays
+(docs/rules-variants.md): the scalar side is then ``RulesState`` and
+``VariantState`` deals, and the check also compares the preset's own state
+(marriages held back, the draw bonus) and what a finished match counts for
+(``match_value``). Both the test suite (short) and
+``bench/bench_batched_diff.py`` (a million decisions or more) run this one
+function.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
 
 from ..actions import CLOSE, DECLARE
-from ..cards import FULL_DECK
-from ..deals import deal, new_state, next_dealer
-from ..engine import MATCH_TARGET, OVER, State
+from ..deals import deal, new_state, next_bonus, next_dealer
+from ..engine import OVER, State
 from ..observation import FULL_OBS_SIZE, OBS_SIZE, encode_full_into
 from ..scoring import WIN_SCORE
+from ..variants import Rules, rules_from_spec
 from .engine import BatchedEngine
 from .observe import action_masks, observe
 from .state import FIELDS
@@ -46,16 +52,24 @@ class DiffReport:
     reasons: dict[str, int] = field(default_factory=dict)
 
 
-def random_states(n: int, rng: random.Random, max_moves: int = 30) -> list[State]:
-    """Scalar states spread over the game: random dealer and match score, then
-    0..max_moves random legal actions (restarting a deal that ends)."""
+def random_states(n: int, rng: random.Random, max_moves: int = 30, rules: Any = None) -> list[State]:
+    """Scalar states spread over the game: random dealer and match score (and a
+    draw bonus of 0 or 1 where the rules have one), then 0..max_moves random
+    legal actions (restarting a deal that ends)."""
+    r = rules_from_spec(rules)
+    target = r.match_target
+
+    def fresh() -> State:
+        bonus = rng.randrange(2) if r.draw_bonus else 0
+        return deal(rng, None, (rng.randrange(target), rng.randrange(target)), r, bonus)
+
     out = []
     for _ in range(n):
-        s = deal(rng, None, (rng.randrange(MATCH_TARGET), rng.randrange(MATCH_TARGET)))
+        s = fresh()
         for _ in range(rng.randrange(max_moves + 1)):
             s.apply(rng.choice(s.legal_actions()))
             if s.window == OVER:
-                s = deal(rng, None, (rng.randrange(MATCH_TARGET), rng.randrange(MATCH_TARGET)))
+                s = fresh()
         out.append(s)
     return out
 
@@ -88,12 +102,13 @@ def differential(
     *,
     device: str | torch.device = "cpu",
     episode: str = "match",
+    rules: Any = None,
 ) -> DiffReport:
-    """Step ``num_tables`` tables until ``decisions`` decisions were compared;
-    raises ``AssertionError`` naming the table and the field at the first
-    difference."""
+    """Step ``num_tables`` tables until ``decisions`` decisions were compared
+    (under ``rules``, a preset spec; German by default); raises
+    ``AssertionError`` naming the table and the field at the first difference."""
     rng = random.Random(seed)
-    states = random_states(num_tables, rng)
+    states = random_states(num_tables, rng, rules=rules)
     styles = [_style(rng) for _ in range(num_tables)]
     eng = BatchedEngine.from_states(states, seed, device=device, episode=episode)
     report = DiffReport()
@@ -110,6 +125,7 @@ def differential(
         rewards = eng.rewards.tolist()
         match_done = eng.match_done.tolist()
         match_winner = eng.match_winner.tolist()
+        match_value = eng.match_value.tolist()
         ended = [i for i in range(num_tables) if done[i]]
         for i in range(num_tables):
             s = states[i]
@@ -131,6 +147,8 @@ def differential(
             over = episode == "match" and s.match_over
             if match_done[i] != over or match_winner[i] != (s.match_winner if over else -1):
                 _fail(i, "match end", s, f"batched {match_done[i]} {match_winner[i]}")
+            if match_value[i] != (s.match_value if over else 0):
+                _fail(i, "match value", s, f"batched {match_value[i]}, want {s.match_value}")
             report.deals += 1
             report.matches += over
             report.reasons[r.reason] = report.reasons.get(r.reason, 0) + 1
@@ -142,8 +160,9 @@ def differential(
 
 
 def _next_scalar(eng: BatchedEngine, i: int, old: State, episode: str) -> State:
-    """The scalar next deal: dealer and match score by the rules, the cards of
-    the batched engine's deal (checked to be a deal)."""
+    """The scalar next deal: dealer, match score and draw bonus by the rules, the
+    cards of the batched engine's deal (checked to be a deal of the preset's deck)."""
+    rules: Rules = old.rules
     new_match = episode == "deal" or old.match_over
     dealer = int(eng.dealer[i])
     if not new_match and dealer != next_dealer(old):
@@ -151,13 +170,19 @@ def _next_scalar(eng: BatchedEngine, i: int, old: State, episode: str) -> State:
     scores = [0, 0] if new_match else old.match_scores
     if eng.match_scores[:, i].tolist() != scores:
         _fail(i, "match scores of the next deal", old, f"batched {eng.match_scores[:, i].tolist()}")
+    bonus = 0 if new_match else next_bonus(old)
+    if int(eng.bonus[i]) != bonus:
+        _fail(i, "draw bonus of the next deal", old, f"batched {int(eng.bonus[i])}, want {bonus}")
     h0, h1 = eng.hands[:, i].tolist()
     talon = eng.talon[:, i].tolist()
     tbits = sum(1 << c for c in talon)
-    if h0.bit_count() != 6 or h1.bit_count() != 6 or len(set(talon)) != 12 or h0 | h1 | tbits != FULL_DECK:
-        _fail(i, "new deal (not 24 distinct cards)", old, f"{h0:x} {h1:x} {talon}")
+    n = rules.hand_size
+    if (h0.bit_count() != n or h1.bit_count() != n or len(set(talon)) != rules.talon_size
+            or h0 | h1 | tbits != rules.deck or h0 & h1 or (h0 | h1) & tbits):
+        what = f"new deal (not the {rules.deck.bit_count()} cards of the deck)"
+        _fail(i, what, old, f"{h0:x} {h1:x} {talon}")
     hands = [[c for c in range(24) if h >> c & 1] for h in (h0, h1)]
-    return new_state(hands, talon, dealer, scores)
+    return new_state(hands, talon, dealer, scores, rules, bonus)
 
 
 def compare(eng: BatchedEngine, states: list[State], full: np.ndarray | None = None) -> None:
@@ -177,7 +202,13 @@ def compare(eng: BatchedEngine, states: list[State], full: np.ndarray | None = N
     full_act = observe(eng, full=True).cpu().numpy()
     full_other = observe(eng, 1 - to_act, full=True).cpu().numpy()
     fields = {k: getattr(eng, k).movedim(-1, 0).tolist() for k in FIELDS}
+    bonus = eng.bonus.tolist()
+    held = torch.stack((eng.held_suits, eng.held_at), -1).movedim(1, 0).tolist()  # [i][p] = (suits, at)
     for i, s in enumerate(states):
+        if bonus[i] != s.bonus:
+            _fail(i, "draw bonus", s, f"batched {bonus[i]}")
+        if s.held is not None and [tuple(h) for h in held[i]] != list(s.held):
+            _fail(i, "held marriages", s, f"batched {held[i]}, want {s.held}")
         for k in FIELDS:
             got = fields[k][i]
             want = getattr(s, k)

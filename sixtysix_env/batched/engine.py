@@ -46,6 +46,9 @@ attribute          shape, dtype          meaning
 ``deal_scores``    (N, 2) int64          both deal scores at its end
 ``match_done``     (N,) bool             a match ended (``episode="match"``)
 ``match_winner``   (N,) int64            its winner, or -1
+``match_value``    (N,) int64            what it counts for: 2 for a 7-0
+                                         win with ``double_game``, else 1;
+                                         0 if no match ended
 =================  ====================  ======================================
 
 Episodes: with ``autoreset`` (the default) a table whose deal ended is dealt
@@ -61,8 +64,15 @@ each finished table takes the next one. Counting the finished tables is the
 step's one host sync (free on CPU). Everything is deterministic given the
 seed and the actions on one device type (CPU and CUDA generators differ).
 
-Rules: the plain German game only; ``rules=`` any other preset of
-docs/rules-variants.md raises :class:`~.rules.UnsupportedRulesError`.
+Rules: ``rules=`` any preset of docs/rules-variants.md with its switches
+(German by default), one per engine: :mod:`.rules`. A preset's deck, hand and
+talon sizes, exchange card and close window are lookup tables; its other
+differences (marriages held back, 66 checked after every trick, no draw
+window, its scoring, the draw bonus and the double game) are tensor branches
+picked once per engine, so the German step runs exactly the German operations.
+``match_value`` ((N,) int64) is what a match that ended in the step counts for
+(2 for a 7-0 win with ``double_game``, else 1; 0 where none ended), as in
+``sixtysix_env.vector.VectorEnv``.
 
 Actions must be legal: ``validate=True`` (the default) checks them, one more
 host sync. ``active`` lets a caller move some tables only (the opponent's
@@ -116,13 +126,13 @@ class BatchedEngine:
         validate: bool = True,
         rules: Any = None,
     ) -> None:
-        self.rules = batched_rules(rules)  # UnsupportedRulesError for any preset but plain German
+        self.rules = batched_rules(rules)  # UnsupportedRulesError for a hand-made Rules
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         check_episode(episode)
         self.num_envs, self.device, self.episode = num_envs, as_device(device), episode
         self.validate = validate
-        self.now = BatchedState.finished(num_envs, self.device, episode)
+        self.now = BatchedState.finished(num_envs, self.device, episode, self.rules)
         self.final_over = final_over_masks(self.now)  # legal masks of FINAL and OVER
         self.no_results = no_results(num_envs, self.device)  # deal results of a step where no deal ended
         self.generator = torch.Generator(device=self.device)
@@ -147,7 +157,7 @@ class BatchedEngine:
         else:
             self.generator.manual_seed(reset_seed(seed) % 2**64)  # any int, as in the scalar envs
         self.decks.clear()
-        self.now = BatchedState.finished(self.num_envs, self.device, self.episode)
+        self.now = BatchedState.finished(self.num_envs, self.device, self.episode, self.rules)
         self.autoreset()  # every table: a finished match, so a new one
 
     @classmethod
@@ -160,11 +170,11 @@ class BatchedEngine:
         episode: str = "match",
         validate: bool = True,
     ) -> BatchedEngine:
-        """Tables that start at the given scalar states (any window but OVER);
-        later deals come from ``seed``."""
+        """Tables that start at the given scalar states (any window but OVER; all of one
+        preset, the engine's); later deals come from ``seed``."""
         if not states:
             raise ValueError("from_states needs at least one state")
-        eng = cls(len(states), seed, device=device, episode=episode, validate=validate)
+        eng = cls(len(states), seed, device=device, episode=episode, validate=validate, rules=states[0].rules)
         eng.load_states(states)
         return eng
 
@@ -177,9 +187,15 @@ class BatchedEngine:
         if any(s.window == OVER for s in states):
             raise ValueError("cannot load a finished deal (window OVER)")
         for s in states:
-            batched_rules(s.rules)
-            if s.bonus:  # a plain German deal with a draw bonus still carried (german+draw_bonus)
-                raise UnsupportedRulesError("the batched engine cannot load a deal with a draw bonus")
+            if batched_rules(s.rules) != self.rules:
+                raise UnsupportedRulesError(
+                    f"this batched engine plays {self.rules.spec!r}: it cannot load a deal of "
+                    f"{s.rules.spec!r}"
+                )
+            if s.bonus and not self.rules.draw_bonus:
+                raise UnsupportedRulesError(
+                    f"a deal with a draw bonus under {self.rules.spec!r} (no draw_bonus switch)"
+                )
         self.now = self.now.with_states(states, cols)
         self.legal = self.legal_mask()
 

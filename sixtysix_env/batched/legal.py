@@ -49,13 +49,18 @@ def legal_mask(s: BatchedState, final_over: torch.Tensor) -> torch.Tensor:
     beat_or_follow = torch.where(beat != 0, beat, same)
     forced = torch.where(same != 0, beat_or_follow, torch.where(trumps != 0, trumps, h))
     follow = torch.where(talon_open, h, forced)
-    # lead: a card (the shown marriage's K or Q), marriage, exchange, close, declare
-    decl = (s.can_declare & has_trick).long() << DECLARE
+    # lead: a card (the shown marriage's K or Q), marriage, exchange, close, declare; the
+    # preset's switches (one engine, one preset) drop or add actions for every table at once
+    decl = (s.can_declare & has_trick).long() << DECLARE if not t.auto_declare else 0
     ms = s.marriage_suit
-    after_marriage = (h & t.kq.index_select(0, ms.clamp(min=0))) | decl | ((~closed).long() << CLOSE)
+    after_marriage = (h & t.kq.index_select(0, ms.clamp(min=0))) | decl
+    if t.closing:
+        after_marriage = after_marriage | (talon_open.long() << CLOSE)
     married = t.married_low.index_select(0, h & 4095) | t.married_high.index_select(0, h >> 12)
-    opened = (h | decl | married) | ((has_trick.long() & nine) << EXCHANGE | (1 << CLOSE))
-    lead_mask = torch.where(ms >= 0, after_marriage, torch.where(talon_open, opened, h | decl))
+    exchange = nine if t.free_exchange else has_trick.long() & nine
+    opened = (h | decl | married) | (exchange << EXCHANGE | ((1 << CLOSE) if t.closing else 0))
+    phase2 = h | decl | married if t.late_marriages else h | decl
+    lead_mask = torch.where(ms >= 0, after_marriage, torch.where(talon_open, opened, phase2))
     draw = (nine << EXCHANGE) | ((1 << CONTINUE) | (1 << CLOSE) | (1 << DECLARE))
     by_window = torch.stack((lead_mask, draw, draw & ~((1 << CLOSE) | (1 << DECLARE)), follow))
     # windows FINAL and OVER are constants, kept after the four rows of by_window

@@ -202,6 +202,8 @@ def observe(
     up = ot.up_bit.index_select(0, torch.add(s.trump_card, stock > 0, alpha=N_CARDS))
     opp_known = known_opp & opp_hand
     opp_void = void_opp & ~(hand | played_me | played_opp | opp_known | up)
+    if not s.t.german:  # a smaller deck: voids outside it are not unseen cards
+        opp_void = opp_void & s.t.deck_mask
     table = ot.lead_bit.index_select(0, s.lead_card + 1)
     closed = s.closed_by >= 0
     key = (window + _KEY_OFFSET).add_(me, alpha=_STRIDE["me"]).add_(to_act, alpha=_STRIDE["to_act"])
@@ -226,12 +228,13 @@ def observe(
         (legal >> 16) | (flags << 16),
     ]
     if full:
-        start = (TALON_SIZE - stock).unsqueeze(1)
-        pos = ot.talon_pos
+        size = s.t.talon_size  # the preset's talon (German 12); the order is still scaled by 12
+        start = (size - stock).unsqueeze(1)
+        pos = ot.talon_pos[: size - 1]
         in_talon = pos >= start  # face-down cards still in the talon (none once spent)
-        cards = s.talon[: TALON_SIZE - 1].T
+        cards = s.talon[: size - 1].T
         talon_set = ((ot.one << cards) * in_talon).sum(1)
-        order = ot.order.index_select(0, (pos - start + 1).clamp(min=0).flatten()).view(n, TALON_SIZE - 1)
+        order = ot.order.index_select(0, (pos - start + 1).clamp(min=0).flatten()).view(n, size - 1)
         buf.per_table[:, 1:].view(n, 24).zero_().scatter_(1, cards, order)
         words.append(opp_hand | (talon_set << 24))
     by = torch.stack(words, 1).view(torch.uint8)  # (N, 8 * words) bytes, lowest first

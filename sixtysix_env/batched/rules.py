@@ -1,22 +1,24 @@
-"""Which rule presets the batched engine plays: the plain German game only.
+"""Which rule presets the batched engine plays: every preset of docs/rules-variants.md.
 
-The tensors of :mod:`sixtysix_env.batched` hard-code the German game of
-docs/rules.md (a 24-card deck, 6 cards each, a 12-card talon, the +10 for the
-last trick, matches to 7 worth one). Any other preset of
-docs/rules-variants.md, switches included, is refused when an engine is made
-or loaded, with :class:`UnsupportedRulesError`, instead of being played by
-the wrong rules; the scalar engine (``sixtysix_env.vector.VectorEnv``) plays
-them all.
+``german`` (docs/rules.md), ``kawu``, ``schnapsen`` and ``schnapsen-pkg``,
+with the switches each allows (``german+draw_bonus``, ``german+double_game``,
+``kawu+double_game``, ...): one preset per engine, played as data (the deck,
+hand and talon sizes, the exchange card and the close window are lookup
+tables of :mod:`.lookup`; the other switches pick tensor branches once per
+step, never per table). A hand-made :class:`~sixtysix_env.variants.Rules`
+that is no preset is refused with :class:`UnsupportedRulesError`, and so is
+loading a scalar state of another preset than the engine's; the scalar engine
+(``sixtysix_env.vector.VectorEnv``) plays them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..variants import GERMAN, Rules, rules_from_spec
+from ..variants import PRESETS, SWITCHES, Rules, rules_from_spec
 
-#: The presets the batched engine plays (spec strings).
-BATCHED_RULES = (GERMAN.spec,)
+#: The presets the batched engine plays (spec strings; each with the switches it allows).
+BATCHED_RULES = tuple(PRESETS)
 
 
 class UnsupportedRulesError(ValueError):
@@ -27,10 +29,12 @@ def batched_rules(rules: Any) -> Rules:
     """``rules`` (a spec, a :class:`~sixtysix_env.variants.Rules` or None) if the
     batched engine plays it, else :class:`UnsupportedRulesError` naming it."""
     parsed = rules_from_spec(rules)
-    if parsed != GERMAN:
+    if parsed.name not in PRESETS or rules_from_spec(parsed.spec) != parsed:
+        switches = ", ".join(SWITCHES)
         raise UnsupportedRulesError(
-            f"the batched engine plays only the rules {', '.join(BATCHED_RULES)}, not {parsed.spec!r}: "
-            "use the scalar engine (sixtysix_env.vector.VectorEnv, training engine 'scalar')"
+            f"the batched engine plays the presets {', '.join(BATCHED_RULES)} (switches {switches}), "
+            f"not a hand-made {parsed!r:.200}: use the scalar engine (sixtysix_env.vector.VectorEnv, "
+            "training engine 'scalar')"
         )
     return parsed
 

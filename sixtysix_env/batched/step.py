@@ -13,9 +13,10 @@ from typing import NamedTuple
 import torch
 
 from ..actions import CLOSE, EXCHANGE
-from ..cards import LAST_TRICK_BONUS, N_CARDS
-from ..engine import DRAW, FINAL, LEAD, OVER, TALON_SIZE
-from .lookup import KIND_DRAW, KIND_FOLLOW, KIND_LEAD, N_CODES
+from ..cards import N_CARDS
+from ..engine import DRAW, FINAL, LEAD, OVER
+from ..scoring import WIN_SCORE
+from .lookup import KIND_DRAW, KIND_FOLLOW, KIND_LEAD, N_CODES, NEVER
 from .state import BatchedState
 
 
@@ -57,7 +58,7 @@ def apply(s: BatchedState, action: torch.Tensor) -> BatchedState:
     window, to_act, points = _next_turn(s, window_action, mover, follow, follows, mover_hand, closed_by,
                                         trick)
     known_by_mover = lut.kq_action.index_select(0, action) | (up * exchanges)
-    return s.replaced(
+    new = s.replaced(
         hands=mine * mover_hand + theirs * (other_hand | other_draws),
         played=s.played | mine * card,
         void=s.void | mine * trick.void,
@@ -75,6 +76,64 @@ def apply(s: BatchedState, action: torch.Tensor) -> BatchedState:
         can_declare=(s.can_declare | follow | marry) & ~play_lead,
         window=window, to_act=to_act, points=points,
     )
+    if lut.german:
+        return new
+    return _preset(s, new, action, mine, marry, mover_idx, follow)
+
+
+def _preset(s: BatchedState, new: BatchedState, action: torch.Tensor, mine: torch.Tensor,
+            marry: torch.Tensor, mover_idx: torch.Tensor, follow: torch.Tensor) -> BatchedState:
+    """What a preset's deal (``VariantState``) changes after the German transition ``s`` to
+    ``new``: marriages held back, 66 checked after every trick, both drawing at once. Python
+    branches on the engine's one preset; tensor operations over every table."""
+    lut = s.t
+    changes = {}
+    if lut.held:  # RulesState._hold_marriage
+        mover = mine == 1
+        mover_tricks = s.tricks.view(-1).index_select(0, mover_idx)
+        suit_bit = lut.shown_action.index_select(0, action)
+        if lut.credit_next_trick:  # counts at the owner's next trick won
+            at = mover & marry
+            changes["held_suits"] = torch.where(at, suit_bit, s.held_suits)
+            changes["held_at"] = torch.where(at, mover_tricks, s.held_at)
+        else:  # shown before the owner's first trick: lost for good
+            lost = mover & (marry & (mover_tricks == 0))
+            changes["held_suits"] = s.held_suits | suit_bit * lost
+            changes["held_at"] = torch.where(lost, NEVER, s.held_at)
+        new = new.replaced(**changes)
+    window = new.window
+    if lut.auto_declare:  # the trick's winner with 66 or more wins the deal at once (scored as declared)
+        winner = new.to_act
+        scores = new.scores()
+        won = follow & (window != OVER) & (torch.where(winner == 1, scores[1], scores[0]) >= WIN_SCORE)
+        window = torch.where(won, OVER, window)
+    if not lut.draw_window:  # no draw window: both draw at once, the trick's winner first
+        drawing = window == DRAW
+        ups, downs, stock = _draw_at_once(new, drawing)
+        new = new.replaced(hands=new.hands | ups, known=new.known | downs, stock=stock,
+                           window=torch.where(drawing, LEAD, window))
+    elif lut.auto_declare:
+        new = new.replaced(window=window)
+    return new
+
+
+def _draw_at_once(s: BatchedState, drawing: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Both players draw at tables ``drawing`` (the player to act, the trick's winner, first;
+    at the last draw the other takes the face-up card): the ``(2, N)`` cards drawn, the
+    ``(2, N)`` cards that become known (the face-up card), and the stock after."""
+    lut, n, stock = s.t, s.num_envs, s.stock
+    size = lut.talon_size
+    at = torch.add(s.cols, (size - stock).clamp(max=size - 2), alpha=n)
+    flat_talon = s.talon.view(-1)
+    draws = drawing.long()
+    last = torch.where(drawing & (stock == 2), lut.one << s.trump_card, 0)
+    first = lut.bit.index_select(0, flat_talon.index_select(0, at)) * draws
+    second = lut.bit.index_select(0, flat_talon.index_select(0, at + n)) * draws
+    second = torch.where(last != 0, last, second)
+    winner = s.to_act
+    win = torch.stack((1 - winner, winner))  # one-hot of the drawing winner
+    lose = 1 - win
+    return win * first + lose * second, lose * last, stock - 2 * draws
 
 
 class Trick(NamedTuple):
@@ -109,7 +168,8 @@ def _draws(
     bit, the loser's face-up card (0 unless the last draw), and the cards the
     player to act and the other player draw (bits, 0 without a draw)."""
     lut, n, stock = s.t, s.num_envs, s.stock
-    at = torch.add(s.cols, (TALON_SIZE - stock).clamp(max=TALON_SIZE - 2), alpha=n)
+    size = lut.talon_size
+    at = torch.add(s.cols, (size - stock).clamp(max=size - 2), alpha=n)
     flat_talon = s.talon.view(-1)
     up = lut.one << s.trump_card
     last_draw = torch.where(draw & (stock == 2), up, 0)
@@ -139,5 +199,5 @@ def _next_turn(
     window = torch.where(follow, after_trick, lut.next_window.index_select(0, window_action))
     to_act = torch.where(follow, trick.winner, mover ^ lut.switch.index_select(0, window_action))
     last_trick = (after_trick == OVER).long() * follows
-    trick_points = lut.trick_points.index_select(0, trick.ltc) + LAST_TRICK_BONUS * last_trick
+    trick_points = lut.trick_points.index_select(0, trick.ltc) + lut.last_trick_bonus * last_trick
     return window, to_act, s.points + trick.win * trick_points

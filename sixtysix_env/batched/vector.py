@@ -140,6 +140,7 @@ class SelfPlayEnv:
         self.deal_done = eng.deal_done
         self.match_done = eng.match_done
         self.match_winner = eng.match_winner
+        self.match_value = eng.match_value
 
 
 def policy_opponent(net: torch.nn.Module, *, greedy: bool = False,
@@ -192,7 +193,7 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
         arrays: str = "torch",
         rules: Any = None,
     ) -> None:
-        batched_rules(rules)  # before anything is built: UnsupportedRulesError for other presets
+        batched_rules(rules)  # before anything is built: UnsupportedRulesError for a hand-made Rules
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if arrays not in ARRAYS:
@@ -308,8 +309,9 @@ class SixtySixVectorEnv(gymnasium.vector.VectorEnv):
             if dealt is not None:
                 dealt.logical_or_(eng.deal_done)
             done = eng.match_done if self.episode == "match" else eng.deal_done
-            if self.reward_mode == "match":
-                rewards.add_((2 * (eng.match_winner == self.seat).float() - 1) * done)
+            if self.reward_mode == "match":  # +1/-1, or +2/-2 for a double game (match_value)
+                rewards.add_((2 * (eng.match_winner == self.seat).float() - 1)
+                             * (eng.match_value if eng.rules.double_game else done))
             else:
                 rewards.add_(mine)
             if final is not None and bool(done.any()):

@@ -2,8 +2,9 @@
 
 ``check.differential`` compares every field, legal mask, action mask, both
 seats' observations (``encode`` and ``encode_full``), reward, deal result
-and match end at every step; ``bench/bench_batched_diff.py`` runs the same
-check over a million decisions or more.
+and match end at every step, under every rule preset (its held marriages,
+draw bonus and match value too); ``bench/bench_batched_diff.py`` runs the
+same check over a million decisions or more (``--rules`` a preset).
 """
 
 from __future__ import annotations
@@ -27,6 +28,30 @@ def test_random_play_agrees_with_the_scalar_engine(episode: str, seed: int) -> N
     assert set(REASONS) - {"drawn"} <= set(report.reasons)
 
 
+PRESET_SPECS = ["kawu", "schnapsen", "schnapsen-pkg", "german+draw_bonus+double_game", "kawu+double_game",
+                "schnapsen+double_game"]
+
+
+@pytest.mark.parametrize("rules", PRESET_SPECS)
+def test_presets_agree_with_the_scalar_engine(rules: str) -> None:
+    report = check.differential(32, 2_500, 4, rules=rules)
+    assert report.decisions >= 2_500 and report.deals > 60
+    assert report.matches > (50 if rules == "schnapsen-pkg" else 5)  # a pkg deal is the whole match
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("episode", ["match", "deal"])
+@pytest.mark.parametrize("rules", PRESET_SPECS)
+def test_presets_agree_over_longer_play(rules: str, episode: str) -> None:
+    report = check.differential(64, 25_000, 5, episode=episode, rules=rules)
+    assert report.deals > 800
+    want = {"declared", "false_declaration", "last_trick"}
+    if rules != "schnapsen-pkg":  # no closing, no declaring there: 66 after every trick or the last one
+        want |= {"closer_failed"}
+    assert want <= set(report.reasons), report.reasons
+    assert "drawn" not in report.reasons or rules.startswith("german")
+
+
 def test_the_check_finds_a_planted_difference(monkeypatch: pytest.MonkeyPatch) -> None:
     scores = BatchedState.scores
 
@@ -36,6 +61,23 @@ def test_the_check_finds_a_planted_difference(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(BatchedState, "scores", wrong)
     with pytest.raises(AssertionError, match="observation of seat|differs"):
         check.differential(32, 4_000, 3)
+    with pytest.raises(AssertionError, match="observation of seat|differs"):
+        check.differential(32, 4_000, 3, rules="kawu")
+
+
+def test_the_check_finds_a_wrong_draw_bonus(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sixtysix_env.batched import score
+
+    real = score.score
+
+    def cumulative(s, idx, a):  # a deal's winner scores one point too many under draw_bonus
+        rows, signed, match = real(s, idx, a)
+        rows[1] += (rows[0] >= 0).long()
+        return rows, signed, match
+
+    monkeypatch.setattr(score, "score", cumulative)
+    with pytest.raises(AssertionError, match="deal result"):
+        check.differential(32, 2_000, 3, rules="german+draw_bonus")
 
 
 def test_random_states_start_anywhere() -> None:
