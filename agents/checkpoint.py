@@ -21,6 +21,7 @@ import io
 import math
 import os
 import pickle
+import reprlib
 import stat
 import struct
 import warnings
@@ -46,6 +47,8 @@ RESUME_ENTRIES: dict[str, type | tuple[type, ...]] = {
     "best": (int, float)}  # what ``train.py --resume`` reads, and its type
 DEFAULT_HIDDEN = [256, 256]  # the layer sizes of a checkpoint whose config does not say
 MAX_BYTES = 512 * 2**20  # the largest checkpoint file read, and the most its members may unpack to
+MAX_DEPTH = 100  # nesting of a checkpoint's values (a real one nests about 6 deep)
+MAX_ENTRIES = 1_000_000  # values walked in a checkpoint (a shared list counted each time it is met)
 MAX_DIRECTORY_BYTES = 8 * 2**20  # a zip's central directory: Python objects per entry, so bounded too
 
 
@@ -119,17 +122,42 @@ def zip_directory(f: BinaryIO, max_directory: int = MAX_DIRECTORY_BYTES) -> list
     central directory alone, nothing unpacked; a ``ValueError`` saying why if it is no zip file or
     its directory is larger than ``max_directory`` bytes (ZipFile would hold all of it as objects)."""
     try:
+        f.seek(0)
+        first = f.read(4)
         end = _end_record(f)
-        if end is None:
+        if end is None or first != zipfile.stringFileHeader:  # torch and numpy test these 4 bytes
             raise ValueError("not a zip file (torch.save and numpy.savez write zip files; a bare pickle "
                              "or an old torch format could run code or allocate whatever it declares)")
         if end[5] > max_directory:  # zipfile's _ECD_SIZE: the central directory's bytes
             raise ValueError(f"its zip directory declares {end[5]:,} bytes, more than {max_directory:,}")
+        _check_zip64_locator(f, end)
         f.seek(0)
         with zipfile.ZipFile(f) as z:
-            return z.infolist()
+            members = z.infolist()
+            # ZipFile reads the directory where it lies (before the end record), torch's reader
+            # (miniz) where the end record says it starts: both must be the one directory
+            if (z.start_dir != end[zipfile._ECD_OFFSET]  # type: ignore[attr-defined]
+                    or end[zipfile._ECD_ENTRIES_TOTAL] != len(members)):  # type: ignore[attr-defined]
+                raise ValueError("its zip directory is not where its end record says or holds another "
+                                 "number of members (data before the zip, or two directories)")
+            return members
     except (OSError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, struct.error) as e:
         raise ValueError(f"not a readable zip file ({str(e)[:120] or type(e).__name__})") from None
+
+
+def _check_zip64_locator(f: BinaryIO, end: list[Any]) -> None:
+    """A ``ValueError`` if a zip64 locator points elsewhere than at the zip64 end record ZipFile
+    reads (the one right before it): torch's reader follows the locator."""
+    location = end[zipfile._ECD_LOCATION]  # type: ignore[attr-defined]  # where the end record starts
+    if location < 20:
+        return
+    f.seek(location - 20)
+    data = f.read(20)
+    if data[:4] != zipfile.stringEndArchive64Locator:
+        return
+    _sig, _disk, offset, _disks = struct.unpack(zipfile.structEndArchive64Locator, data)
+    if offset != location - 20 - zipfile.sizeEndCentDir64:
+        raise ValueError("its zip64 locator points elsewhere than at its zip64 end record")
 
 
 def _end_record(f: BinaryIO) -> list[Any] | None:
@@ -175,16 +203,17 @@ def _validate(ckpt: Any, path: str | os.PathLike[str], resumable: bool) -> None:
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
         raise CheckpointError(f"checkpoint {path} is not a sixtysix PPO checkpoint (bad format)")
     if ckpt.get("version") != VERSION:
-        raise CheckpointError(f"checkpoint {path} has version {str(ckpt.get('version'))[:40]}, not {VERSION}")
+        raise CheckpointError(f"checkpoint {path} has version {_short(ckpt.get('version'))}, not {VERSION}")
     if ckpt.get("obs_size") != OBS_SIZE:
         raise CheckpointError(f"checkpoint {path} was trained on observations of size "
-                              f"{str(ckpt.get('obs_size'))[:40]}, this version encodes {OBS_SIZE}: "
+                              f"{_short(ckpt.get('obs_size'))}, this version encodes {OBS_SIZE}: "
                               "retrain it")
     for key in ("policy", "config"):
         if not isinstance(ckpt.get(key), dict):
             raise bad(f"lacks its {key!r} entry")
     config = ckpt["config"]
     try:
+        check_tensor_bytes(ckpt)
         rules_of(ckpt)
         hidden = check_hidden(config.get("hidden", DEFAULT_HIDDEN), "config 'hidden'")
         check_weights(ckpt["policy"], mlp_shapes(OBS_SIZE, hidden, N_ACTIONS), "policy")
@@ -212,13 +241,48 @@ def _validate(ckpt: Any, path: str | os.PathLike[str], resumable: bool) -> None:
         raise bad(f"{found} holds NaN or infinite values")
 
 
+def check_tensor_bytes(obj: Any, cap: int = MAX_BYTES) -> None:
+    """A ``ValueError`` unless every tensor in ``obj`` (nested as in a checkpoint) spans no more
+    bytes than its storage holds and all of them together at most ``cap``: a view may repeat one
+    stored value (stride 0) a billion times, and anything computed from it (:func:`nonfinite`,
+    a cast) would allocate all of that from a file of a few KiB. Entries are counted as a walk
+    meets them (:data:`MAX_ENTRIES`), so shared or cyclic containers end the walk too."""
+    total, visits = 0, 0
+    stack = [(obj, 0)]
+    while stack:
+        item, depth = stack.pop()
+        visits += 1
+        if visits > MAX_ENTRIES:  # a pickle may share one list twice at every level: 2**64 entries
+            raise ValueError(f"it holds more than {MAX_ENTRIES:,} entries (counting shared ones each time)")
+        if depth > MAX_DEPTH:  # so the recursive walks after this one (nonfinite, str) end too
+            raise ValueError("entries nested too deeply")
+        if isinstance(item, torch.Tensor):
+            spans = item.numel() * item.element_size()
+            if item.layout == torch.strided and spans > item.untyped_storage().nbytes():
+                raise ValueError(f"a tensor of shape {tuple(item.shape)[:8]} spans {spans:,} bytes, its "
+                                 f"storage holds {item.untyped_storage().nbytes():,} (a repeating view)")
+            total += spans
+            if total > cap:
+                raise ValueError(f"its tensors span more than {cap // 2**20} MiB in all")
+        elif isinstance(item, dict):
+            stack.extend((value, depth + 1) for value in item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend((value, depth + 1) for value in item)
+
+
+def _short(value: Any, width: int = 40) -> str:
+    """``value`` for a message, cut short before it is built whole: ``str`` of a list shared twice
+    at each of 64 levels (a pickle of a few hundred bytes) would never end."""
+    return reprlib.repr(value)[:width]
+
+
 def rules_of(ckpt: dict[str, Any]) -> Rules:
     """The rule preset a checkpoint was trained on (its config's ``rules`` spec,
     docs/rules-variants.md; German for checkpoints from before presets); a
     ``ValueError`` for a spec that names no preset (checkpoints are untrusted)."""
     spec = ckpt["config"].get("rules", GERMAN.spec)
     if not isinstance(spec, str) or len(spec) > 200:
-        raise ValueError(f"config 'rules' must be a rules spec string, got {str(spec)[:60]!r}")
+        raise ValueError(f"config 'rules' must be a rules spec string, got {_short(spec, 60)}")
     return rules_from_spec(spec)
 
 
@@ -288,7 +352,7 @@ def check_optimizer(optimizer: torch.optim.Optimizer) -> None:
     for group in optimizer.param_groups:
         for key, default in optimizer.defaults.items():
             if key in group and not _setting_like(group[key], default):
-                raise ValueError(f"optimizer setting {key!r} is {str(group[key])[:40]!r}, not like "
+                raise ValueError(f"optimizer setting {key!r} is {_short(group[key])}, not like "
                                  f"{default!r}")
         for param in group["params"]:
             for key, value in optimizer.state.get(param, {}).items():
