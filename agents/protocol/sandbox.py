@@ -10,6 +10,11 @@ the bot as ``bwrap ... COMMAND``. One bot, one box: each bot process gets
 - no capabilities (``--cap-drop ALL``), even when the arena runs as root: it
   cannot remount its read-only binds writable, so it cannot rewrite its own
   files to remember a game;
+- a read-only ``/proc`` (``--remount-ro``): a bot of an arena run as root
+  is user 0, and a sysctl file in ``/proc/sys`` is writable by user 0
+  without any capability, so it could otherwise set host-wide values
+  (``vm.swappiness``: a note for the next game; ``kernel.core_pattern``: a
+  program the kernel runs as root outside the box);
 - no kernel keyring: a seccomp filter (:func:`seccomp_filter`, loaded by
   ``bwrap --seccomp``) fails ``add_key``, ``request_key`` and ``keyctl`` with
   ``EPERM``, so no bot leaves a note there for the next one;
@@ -299,7 +304,7 @@ def sandbox_argv(argv: Sequence[str], cwd: str | None = None,
     binds, links = bind_plan(argv, cwd, protected)
     d = private_dir()
     cmd = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-           "--seccomp", "9", "--clearenv", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+           "--seccomp", "9", "--clearenv", "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
            "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
     cmd += [a for name in KEPT_ENV if name in os.environ for a in ("--setenv", name, os.environ[name])]
     cmd += system_binds()
