@@ -51,7 +51,8 @@ def check_npz(f: BinaryIO, members: dict[str, Member], cap: int) -> None:
     total, rows = 0, None
     with zipfile.ZipFile(f) as z:
         for name, want in members.items():
-            info = infos.get(name + ".npy")
+            # np.load's z[name] reads a member called exactly ``name`` if there is one, else name.npy
+            info = infos.get(name, infos.get(name + ".npy"))
             if info is None:
                 if not want.optional:
                     raise ValueError(f"it has no array {name!r}")

@@ -31,6 +31,7 @@ def join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 
 MAX_ROW_BYTES = 1 << 36  # a row file is read whole; beyond this it is no file of rows (millions fit below)
+MAX_ROW_UNPACKED = 1 << 32  # what a row file's arrays may unpack to, as a sample file's (about 2.7 million rows)
 MAX_VALUE = 3.0  # game points: no deal is worth more, so a label beyond is a forged or broken file
 DTYPES: dict[str, type] = {"obs": np.float32, "legal": np.bool_, "values": np.float32}
 NUMBERS = "biuf"  # the dtype kinds a row file's arrays may have (cast to DTYPES when read)
@@ -52,7 +53,7 @@ def load_rows(path: Path, phase: str = "spent", labels: str = "uniform") -> dict
     without labels "uniform")."""
     try:
         with open_regular(path, MAX_ROW_BYTES) as raw:
-            check_npz(raw, LAYOUT, MAX_ROW_BYTES)  # the headers first: np.load allocates what they say
+            check_npz(raw, LAYOUT, MAX_ROW_UNPACKED)  # the headers first: np.load allocates what they say
             raw.seek(0)
             with np.load(raw) as f:  # no pickles: never run
                 rows = {k: np.asarray(f[k]) for k in ROW_KEYS}
