@@ -12,7 +12,10 @@ hostile client drops cookies, so a session token alone would not count
 it); each has at most ``games_per_client`` games (a new one replaces that
 client's own least recently used game) and ``searches_per_client`` bot
 moves and hints thinking at once (more bot moves wait their turn, more
-hints are refused with a 429). A full server forgets finished games (they
+hints are refused with a 429); a slot is held until its thread's work
+ends, and a game that is replaced, evicted or forgotten stops its searches
+at their next deadline check (:mod:`tables.cancel`), so a client never
+holds more threads than its slots. A full server forgets finished games (they
 are on disk) and games idle past ``idle_s``, never another client's
 unfinished game before that; with none to forget, a new game is refused
 (503). The threads are daemons, so a search still running at shutdown is

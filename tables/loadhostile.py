@@ -10,7 +10,8 @@ never slows the honest client's clock. For ``seconds`` it
   (``POST /api/replay``, a valid results file just under ``UPLOAD_LIMIT``),
   each on its own connection, again and again.
 
-Meanwhile the honest client (``127.0.0.2``) plays deals against a cheap bot.
+Meanwhile the honest client (``127.0.0.2``) plays deals against a cheap bot,
+as a browser's page does: one keep-alive connection, one cookie.
 The figures (:func:`hostile_scenario`) are the honest client's slowest reply
 (every request but the long polls, and the bot's answer to each of its
 moves) and the server's memory: its ``VmRSS`` sampled, and its ``VmHWM``
@@ -36,7 +37,7 @@ from .loadtest import Client, Result, local_server_process, play_one
 HOSTILE_BOT = "pimc:worlds=128,depth=2"  # the most a browser's pimc may think: about a second a move
 HONEST_BOT = "heuristic"
 SLOWEST_REPLY_S = 0.5  # the honest client's slowest reply must stay at or under this
-MEMORY_BOUND_MIB = 350  # server VmHWM: idle (55) + two uploads parsed at once (about 100 each) + slack
+MEMORY_BOUND_MIB = 350  # server VmHWM: idle (55) + one upload parsed (about 100) + 16 games + slack
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEADER = json.dumps({"type": "header", "format": "sixtysix-arena/1", "config": {}})
 
