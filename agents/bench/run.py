@@ -54,6 +54,7 @@ from agents.arena.records import read_results
 from agents.arena.schedule import SECRET_BITS, derive
 from agents.forfeits import CRASH, KINDS
 from agents.movetime import check_move_time
+from agents.protocol.sandbox import protect
 from sixtysix_env.variants import GERMAN, rules_from_spec
 
 from .entry import AUTO, BUILT_IN, EXTERNAL, IN_PROCESS, PLUGIN, SANDBOXED, UNSANDBOXED, Entry, plan
@@ -124,9 +125,11 @@ def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
         raise EstimatorError(e.option, f"--{e.option} {e}") from None
     ladder = load_ladder(options.ladder_path)
     own = bot_move_time(options.move_time, ladder)
+    protect(options.out)  # its rungs' results hold their seeds: no bot, nor a plug-in's build check, binds it
     entry = plan(spec, options.trusted, options.sandbox, options.unmetered)  # refusals: before any game
-    arena = ArenaOptions(games=options.max_games, workers=options.workers, rules=options.rules)
-    check_players([entry.played, *ladder.rungs], arena)  # before --out is made
+    arena = ArenaOptions(games=options.max_games, workers=options.workers, rules=options.rules,
+                         sandbox=entry.sandbox)
+    check_players([entry.played, *ladder.rungs], arena)  # before --out is made (the binds too)
     os.makedirs(options.out, exist_ok=True)
     rungs = [r for r in ladder.rungs if r != spec.strip() or own is not None]
     at = f"{ladder.move_time:g} s" if own is None else f"the bot {own:g} s, the rungs {ladder.move_time:g} s"
