@@ -70,7 +70,7 @@ MAX_HEADER_BYTES = 16 * 1024  # request line and headers (HeaderCap; h11 for a h
 # The HTTP parser: h11, which refuses a head that is still incomplete past MAX_HEADER_BYTES, so no
 # head held in memory grows past that plus one read (uvicorn[standard] would pick httptools, which
 # reads headers of any size); no websocket support (the app has no such route).
-HTTP_PARSER, WEBSOCKETS = "h11", "none"
+HTTP_PARSER, WEBSOCKETS = "h11", "none"  # h11: tables.connections.protocol() is uvicorn's h11 protocol
 # uvicorn's own warnings (a malformed request, an unsupported upgrade) are one line per request a
 # client chooses to send: only errors are logged, so no client can grow the operator's log.
 UVICORN_LOG_LEVEL = "error"
@@ -396,6 +396,8 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         return 2
     import uvicorn
 
+    from . import connections  # uvicorn's h11 protocol, connections bounded per client and in time
+
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     try:
         hosts = allowed_hosts(args.host, args.allow_remote, args.allowed_host)
@@ -433,7 +435,8 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
     uvicorn.run(app, host=args.host.strip("[]"), port=args.port, log_level=UVICORN_LOG_LEVEL,
                 access_log=False, limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_S,
                 timeout_graceful_shutdown=SHUTDOWN_S, h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-                http=HTTP_PARSER, ws=WEBSOCKETS, proxy_headers=False, server_header=False)
+                http=connections.protocol(args.requests_per_client + 16, connections.HEAD_S),
+                ws=WEBSOCKETS, proxy_headers=False, server_header=False)
     return 0
 
 
