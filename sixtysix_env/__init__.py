@@ -1,9 +1,9 @@
 """sixtysix_env: Sixty-Six (Sechsundsechzig) rules engine and environments.
 
 The rules (``cards``, ``actions``, ``engine``, ``scoring``, ``deals``,
-``knowledge``, ``seeding``, the presets' ``variants`` and
-``variant_rules``; the four-player ``four``, ``four_deals`` and
-``four_knowledge``) use the standard library only; importing this package
+``knowledge``, ``seeding``, the game contract ``contract``, the presets'
+``variants`` and ``variant_rules``; the four-player ``four``, ``four_deals``
+and ``four_knowledge``) use the standard library only; importing this package
 loads the two-player ones and nothing else of the package. The numpy observation and the
 PettingZoo / Gymnasium adapters load on first use (``sixtysix_env.env``,
 ``sixtysix_env.SixtySixGymEnv``, ``sixtysix_env.encode``...), so the engine
@@ -34,6 +34,7 @@ from .actions import (
     parse_action,
 )
 from .cards import CARD_NAMES, card_id, card_name, parse_cards
+from .contract import DealOutcome, GameRules, GameState, GameView, RuleHooks
 from .deals import deal, fixed_deal, next_deal
 from .engine import PLAYER_IDS, State
 from .knowledge import PlayerView, resample, sample_state, view
@@ -101,10 +102,14 @@ __all__ = [
     "CLOSE",
     "CONTINUE",
     "DECLARE",
+    "DealOutcome",
     "DealResult",
     "EXCHANGE",
     "EpisodeOverError",
     "FULL_OBS_SIZE",
+    "GameRules",
+    "GameState",
+    "GameView",
     "IllegalActionError",
     "MARRIAGE",
     "N_ACTIONS",
@@ -117,6 +122,7 @@ __all__ = [
     "PlayerView",
     "ProtocolError",
     "ResetNeededError",
+    "RuleHooks",
     "Rules",
     "RulesConflictError",
     "SixtySixGymEnv",

@@ -24,11 +24,12 @@ until ``state.is_over``, then ``state.result`` is its :class:`DealResult`. An
 illegal action raises :class:`~sixtysix_env.actions.IllegalActionError` (a
 ``ValueError``) naming the action, the window and the legal actions;
 :meth:`State.check_action` is that check alone, for the environments. How a
-deal ends and what it is worth is :mod:`sixtysix_env.scoring`; the rule
-presets' deals are the subclasses of :mod:`sixtysix_env.variant_rules`.
+deal ends and what it is worth is :mod:`sixtysix_env.scoring`.
 
-The engine knows nothing about environments, numpy or what a player may see;
-``knowledge.py`` derives a player's view from a state.
+A :class:`State` implements the game contract (:mod:`sixtysix_env.contract`);
+its rule hooks (``State.hooks``) are its own methods, the presets' classes
+(:mod:`sixtysix_env.variant_rules`) bind theirs. The engine knows nothing of
+environments, numpy or what a player may see (:mod:`~sixtysix_env.knowledge`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from .actions import (
 )
 from .cards import CARD_NAMES, HIGHER, KQ, N_CARDS, POINTS, QUEENS, SUIT_MASKS, names_of, with_bits
 from .scoring import DealResult, closer_failed, declaration, last_trick, marriage_points
-from .variants import GERMAN, Rules
+from .variants import GERMAN, HOOK_NAMES, RULE_HOOKS, RuleHooks, Rules
 
 LEAD, DRAW, CLOSE_RESPONSE, FOLLOW, FINAL, OVER = range(6)
 PLAYER_IDS = ("player_0", "player_1")  # the environments' agent names, seat 0 and seat 1
@@ -110,6 +111,7 @@ class State:
     - ``dealer``, ``match_scores``, ``result`` (a :class:`DealResult` once over).
     - ``rules``: the preset this deal follows (:mod:`sixtysix_env.variants`);
       ``bonus`` and ``held``: see :class:`~sixtysix_env.variant_rules.RulesState`.
+    - ``hooks`` (class): the :class:`~sixtysix_env.variants.RuleHooks` its methods are.
     """
 
     hands: list[int]
@@ -140,16 +142,13 @@ class State:
     rules: ClassVar[Rules] = GERMAN
     bonus: ClassVar[int] = 0
     held: ClassVar[tuple[tuple[int, int], tuple[int, int]] | None] = None
+    hooks: ClassVar[RuleHooks]  # set below the class
 
     # ----------------------------------------------------------------- basics
     def clone(self) -> State:
-        """An independent copy.
-
-        The lists that change every trick are copied; ``shown``, ``known``,
-        ``void`` and ``match_scores`` change rarely, so the engine replaces
-        them instead of mutating them, and a clone may share them (one reason
-        attributes are read-only for callers). Search bots clone constantly.
-        """
+        """An independent copy (search bots clone constantly). ``shown``, ``known``, ``void``
+        and ``match_scores`` change rarely, so the engine replaces them instead of mutating
+        them and a clone shares them (one reason attributes are read-only for callers)."""
         s = State.__new__(State)
         s.hands = self.hands[:]
         s.talon = self.talon
@@ -224,14 +223,14 @@ class State:
         return marriage_points(self.shown[player], self.trump)
 
     def score(self, player: int) -> int:
-        """Deal score: trick points, plus marriages once a trick is taken."""
+        """Deal score: trick points, plus marriages once a trick is taken (a rule hook)."""
         if self.tricks[player]:
             return self.points[player] + marriage_points(self.shown[player], self.trump)
         return self.points[player]
 
     # ------------------------------------------------------------ legal moves
     def legal_mask(self) -> int:
-        """Legal actions of the player to act, as a 32-bit mask."""
+        """Legal actions of the player to act, as a 32-bit mask (a rule hook)."""
         w = self.window
         p = self.to_act
         h = self.hands[p]
@@ -300,12 +299,9 @@ class State:
         return f" for {PLAYER_IDS[self.to_act]} in the {WINDOW_NAMES[self.window]} window"
 
     def play(self, *actions: int | str) -> State:
-        """Apply actions given as ids or names (``"TH"``, ``"marriage H"``,
-        ``"close"``, ``"continue"``...), each checked; returns ``self``.
-
-        Readable scripts for tests, puzzles and examples:
-        ``fixed_deal(...).play("AC", "9C", "continue")``.
-        """
+        """Apply actions given as ids or names (``"TH"``, ``"marriage H"``, ``"close"``...),
+        each checked; returns ``self``. Readable scripts for tests, puzzles and examples:
+        ``fixed_deal(...).play("AC", "9C", "continue")``."""
         for action in actions:
             self.apply(parse_action(action) if isinstance(action, str) else action)
         return self
@@ -316,7 +312,7 @@ class State:
         w = self.window
         p = self.to_act
         if w == FOLLOW:
-            self._follow(p, action)
+            self.take_trick(p, action)
         elif w == OVER:
             return
         # Each action below is legal in the windows its comment names, so the
@@ -331,14 +327,7 @@ class State:
             self.can_declare = False
             self.marriage_suit = -1
         elif action < EXCHANGE:  # show a marriage (LEAD)
-            suit = action - MARRIAGE
-            self.shown = with_bits(self.shown, p, 1 << suit)
-            self.known = with_bits(self.known, p, KQ[suit])
-            self.marriage_suit = suit
-            if self.held is None:
-                self.can_declare = True
-            else:  # only a RulesState (sixtysix_env.variant_rules) holds marriages back
-                self._hold_marriage(p, 1 << suit)  # type: ignore[attr-defined]
+            self.show_marriage(p, action - MARRIAGE)
         elif w == CLOSE_RESPONSE:  # exchange or continue, then the closer leads
             if action == EXCHANGE:
                 self._exchange(p)
@@ -349,14 +338,23 @@ class State:
         elif action == CLOSE:  # LEAD, DRAW
             self._close(p)
         elif action == DECLARE:  # LEAD, DRAW, FINAL
-            self._end(*declaration(self, p))
+            self.end_deal(*declaration(self, p))
         elif w == DRAW:  # continue: both draw
-            self._draw(p)
+            self.draw(p)
             self.window = LEAD
         else:  # FINAL, continue: the closer failed
-            self._end(*closer_failed(self))
+            self.end_deal(*closer_failed(self))
 
-    def _follow(self, p: int, card: int) -> None:
+    # ------------------------------------------------------------- rule hooks
+    def show_marriage(self, p: int, suit: int) -> None:
+        """Rule hook: ``p`` shows the marriage of ``suit`` (it counts once ``p`` has a trick)."""
+        self.shown = with_bits(self.shown, p, 1 << suit)
+        self.known = with_bits(self.known, p, KQ[suit])
+        self.marriage_suit = suit
+        self.can_declare = True
+
+    def take_trick(self, p: int, card: int) -> None:
+        """Rule hook: ``p`` follows with ``card``; the winner then draws, leads, or the deal ends."""
         lead = self.lead_card
         bit = 1 << card
         hands = self.hands
@@ -392,9 +390,10 @@ class State:
             self.window = FINAL
         else:
             self.points[winner] += self.rules.last_trick_bonus
-            self._end(*last_trick(self, winner))
+            self.end_deal(*last_trick(self, winner))
 
-    def _draw(self, p: int, talon_size: int = TALON_SIZE) -> None:
+    def draw(self, p: int, talon_size: int = TALON_SIZE) -> None:
+        """Rule hook: both draw, ``p`` first, the face-up card last (a preset's talon may be smaller)."""
         i = talon_size - self.stock
         self.hands[p] |= 1 << self.talon[i]
         if self.stock == 2:
@@ -420,7 +419,8 @@ class State:
         else:
             self.window = LEAD
 
-    def _end(self, winner: int | None, game_points: int, reason: str) -> None:
+    def end_deal(self, winner: int | None, game_points: int, reason: str) -> None:
+        """Rule hook: the deal ends; ``result`` set, the game points to the match score."""
         self.window = OVER
         self.lead_card = -1
         self.result = DealResult(winner, game_points, reason, (self.score(0), self.score(1)))
@@ -441,7 +441,9 @@ class State:
         )
 
 
+GERMAN_HOOKS = State.hooks = RULE_HOOKS["german"] = RuleHooks(*(getattr(State, n) for n in HOOK_NAMES))
+
 __all__ = [
-    "CLOSE_RESPONSE", "DRAW", "FINAL", "FOLLOW", "LEAD", "OVER", "PLAYER_IDS", "State", "TALON_CLOSED",
-    "TALON_OPEN", "TALON_SPENT", "WINDOW_NAMES", "talon_phase",
+    "CLOSE_RESPONSE", "DRAW", "FINAL", "FOLLOW", "GERMAN_HOOKS", "LEAD", "OVER", "PLAYER_IDS", "State",
+    "TALON_CLOSED", "TALON_OPEN", "TALON_SPENT", "WINDOW_NAMES", "talon_phase",
 ]  # fmt: skip

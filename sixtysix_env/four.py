@@ -17,7 +17,10 @@ Windows (a subset of the two-player ones, same numbers):
   may first show a marriage of their own (F4.2).
 - ``OVER``: the deal has ended (:attr:`FourState.result`, winner a team).
 
-This module is the state machine (legal moves, tricks, deal end);
+:class:`FourState`, :class:`FourRules` and the
+:class:`~sixtysix_env.four_knowledge.FourView` implement the game contract
+of :mod:`sixtysix_env.contract`, as the two-player game does. This module is
+the state machine (legal moves, tricks, deal end);
 :mod:`~sixtysix_env.four_deals` deals, and :mod:`~sixtysix_env.four_knowledge`
 is what one seat knows (:class:`~sixtysix_env.four_knowledge.FourView`) and
 the deals consistent with it. Standard library only.
@@ -35,6 +38,7 @@ from .actions import (
     MARRIAGE,
     actions_of,
     check_action,
+    is_legal,
     marriage_actions,
     parse_action,
     to_int,
@@ -60,8 +64,9 @@ def partner_of(seat: int) -> int:
 class FourRules:
     """The numbers and switches of the four-player game (docs/rules-four.md).
 
-    The last three fields let :mod:`sixtysix_env.scoring` score a team deal
-    exactly as a two-player deal (no talon, so no closing or last-trick win).
+    The last four fields let :mod:`sixtysix_env.scoring` score a team deal
+    exactly as a two-player deal (no talon, so no closing or last-trick win);
+    with them it is the :class:`~sixtysix_env.contract.GameRules` of the game contract.
     """
 
     head_trick: bool = True  # F3.2: beat the trick's winning card when able
@@ -72,6 +77,7 @@ class FourRules:
     false_claim_three: bool = False
     closer_beaten_like_failed: bool = False
     last_trick_wins: int = 0
+    failed_close_all_tricks: bool = False
 
 
 FOUR = FourRules()
@@ -164,6 +170,9 @@ class FourState:
 
     def legal_actions(self) -> list[int]:
         return actions_of(self.legal_mask())
+
+    def is_legal(self, action: int) -> bool:
+        return is_legal(action, self.legal_mask())
 
     def check_action(self, action: Any) -> int:
         return check_action(action, self.legal_mask(), self._where)

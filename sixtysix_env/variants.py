@@ -2,7 +2,11 @@
 
 A :class:`Rules` is a small frozen record of switches and numbers; the
 engine, the scoring and the dealing read it as data, so a preset is one
-entry here, not branches through the code. The German game of docs/rules.md is
+entry here, not branches through the code. It is the
+:class:`~sixtysix_env.contract.GameRules` of the game contract, and
+``Rules.hooks`` is the :class:`RuleHooks` record its deals run: the named
+functions where a preset's play departs from the German engine
+(:mod:`sixtysix_env.variant_rules` writes them). The German game of docs/rules.md is
 :data:`GERMAN`, the default everywhere; the other presets change only the
 fields their rule books change.
 
@@ -22,6 +26,7 @@ Standard library only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -39,7 +44,53 @@ DECLARE_AUTO = "auto"  # the engine checks the trick's winner after every trick;
 _NO_NINES = FULL_DECK & ~sum(1 << (6 * s + NINE) for s in range(N_SUITS))
 
 
-# The fields the engine's German code paths do not read (variant_rules.VariantState applies them).
+# The rule hooks (docs/architecture.md, sixtysix_env.contract), in the order the engine documents them.
+HOOK_NAMES = ("legal_mask", "take_trick", "draw", "show_marriage", "score", "end_deal")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleHooks:
+    """Where a two-player preset's play departs from the German engine.
+
+    Each field is a function the engine calls with the deal (a
+    :class:`~sixtysix_env.engine.State`) first; a preset's deal class has
+    them as its methods of the same names. German's are the engine's own
+    methods (``State.legal_mask``, ...): German deals pay for no hook. The
+    records are registered in :data:`RULE_HOOKS` by the modules that write
+    them (``"german"``: :mod:`~sixtysix_env.engine`; ``"switches"`` and
+    ``"variant"``: :mod:`~sixtysix_env.variant_rules`).
+    """
+
+    legal_mask: Callable[[Any], int]
+    """``(state) -> mask``: the legal actions of the player to act."""
+    take_trick: Callable[[Any, int, int], None]
+    """``(state, p, card)``: ``p`` follows with ``card``: the trick is
+    taken, then what follows it (draw window, both draw, next lead, final
+    window, or the deal's end)."""
+    draw: Callable[[Any, int], None]
+    """``(state, p)``: both players draw after a phase-1 trick, ``p`` first
+    (the face-up card comes last); the talon's size is the deck's."""
+    show_marriage: Callable[[Any, int, int], None]
+    """``(state, p, suit)``: ``p`` shows the marriage of ``suit`` (marks it
+    shown and known, and records when it counts)."""
+    score: Callable[[Any, int], int]
+    """``(state, p) -> int``: ``p``'s deal score (trick points plus the
+    marriages that count)."""
+    end_deal: Callable[[Any, int | None, int, str], None]
+    """``(state, winner, game_points, reason)``: the deal ends; sets
+    ``result`` and adds the game points (and any draw bonus) to the match."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if not callable(getattr(self, f.name)):
+                raise TypeError(f"RuleHooks.{f.name} must be callable, got {getattr(self, f.name)!r}")
+
+
+
+# The hook records by ``Rules.play``, registered by the modules that write them.
+RULE_HOOKS: dict[str, RuleHooks] = {}
+
+# The fields the engine's German code paths do not read (variant_rules.VARIANT_HOOKS apply them).
 _PLAY_FIELDS = (
     "exchange_rank", "exchange_needs_trick", "closing", "close_before_draw", "late_marriages",
     "marriage_king_only", "declaring",
@@ -82,6 +133,7 @@ class Rules:
     # Derived in __post_init__ (not part of a preset's identity).
     free_exchange: bool = field(init=False, repr=False, compare=False)
     varies_play: bool = field(init=False, repr=False, compare=False)
+    play: str = field(init=False, repr=False, compare=False)  # the RULE_HOOKS entry its deals run
     cards: tuple[int, ...] = field(init=False, repr=False, compare=False)  # the deck's card ids, in order
     held_start: Any = field(init=False, repr=False, compare=False)  # State.held of a fresh deal
 
@@ -93,6 +145,18 @@ class Rules:
         # Whether the legal moves or the trick differ from the German game's (variant_rules.VariantState).
         defaults = {f.name: f.default for f in fields(Rules)}
         object.__setattr__(self, "varies_play", any(getattr(self, k) != defaults[k] for k in _PLAY_FIELDS))
+        # Which RULE_HOOKS its deals run: German (equal to the defaults), German play, or its own.
+        german = all(getattr(self, f.name) == f.default for f in fields(Rules) if f.compare)
+        play = "variant" if self.varies_play else "german" if german else "switches"
+        object.__setattr__(self, "play", play)
+
+    @property
+    def hooks(self) -> RuleHooks:
+        """The :class:`RuleHooks` deals under these rules run (``RULE_HOOKS[play]``):
+        the engine's own methods for German, else those
+        :mod:`sixtysix_env.variant_rules` declares for the preset's switches
+        (a German deal carrying a draw bonus runs ``"switches"``)."""
+        return RULE_HOOKS[self.play]
 
     @property
     def talon_size(self) -> int:
@@ -227,6 +291,7 @@ def check_rules(rules: Rules, spec: str = "") -> None:
 
 
 __all__ = [
+    "HOOK_NAMES", "RULE_HOOKS", "RuleHooks",
     "CREDIT_ANY_TRICK", "CREDIT_NEXT_TRICK", "CREDIT_TRICK_BEFORE", "DECLARE_AUTO", "DECLARE_BY_PLAYER",
     "GERMAN", "PRESETS", "Rules", "RulesConflictError", "SWITCHES", "UnknownRulesError", "check_rules",
     "rules_from_spec",

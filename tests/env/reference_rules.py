@@ -242,7 +242,8 @@ class Deal:
 
     def closer_failed_points(self) -> int:
         assert self.closer is not None
-        tricks = self.tricks(1 - self.closer) if self.game.failed_close_whole_deal else self.opp_tricks_at_close
+        whole = self.game.failed_close_whole_deal
+        tricks = self.tricks(1 - self.closer) if whole else self.opp_tricks_at_close
         return 3 if tricks == 0 else 2
 
     def end_by_declaration(self, p: int) -> None:

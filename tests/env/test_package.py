@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 RULES = (
     "cards", "actions", "engine", "deals", "scoring", "seeding", "knowledge", "variants", "variant_rules",
-    "four", "four_deals", "four_knowledge", "episodes",
+    "four", "four_deals", "four_knowledge", "episodes", "contract",
 )  # fmt: skip
 
 
