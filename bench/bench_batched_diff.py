@@ -5,12 +5,14 @@ decisions have been compared, in chunks that each start from new random
 positions (random deals, some part-played, random match scores and
 dealers). At every step and table it compares every engine field, the legal
 and action masks, both seats' observations (``encode`` and
-``encode_full``), rewards, deal results and match ends; any difference
+``encode_full``), rewards, deal results and match ends (under ``--rules``
+also the held marriages, the draw bonus and what a match counts for); any difference
 stops the run with the table, the field and the scalar state.
 
     python bench/bench_batched_diff.py                     # 1,000,000 decisions, match episodes
     python bench/bench_batched_diff.py --decisions 200000 --episode deal
     python bench/bench_batched_diff.py --device cuda
+    python bench/bench_batched_diff.py --rules kawu        # a rule preset (docs/rules-variants.md)
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ def main() -> None:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=positive_int, default=1)
+    ap.add_argument("--rules", default=None, help="rule preset spec (default german), e.g. kawu")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
@@ -43,7 +46,8 @@ def main() -> None:
     chunk = 0
     while decisions < args.decisions:
         want = min(args.chunk, args.decisions - decisions)
-        report = differential(args.tables, want, args.seed + chunk, device=args.device, episode=args.episode)
+        report = differential(args.tables, want, args.seed + chunk, device=args.device, episode=args.episode,
+                              rules=args.rules)
         decisions += report.decisions
         deals += report.deals
         matches += report.matches
@@ -55,7 +59,8 @@ def main() -> None:
         f"differential: {decisions:,} decisions agreed with the scalar engine on every field, mask, "
         f"observation (both seats, encode and encode_full), reward and deal result; {deals:,} deals "
         f"({', '.join(f'{k} {v:,}' for k, v in sorted(reasons.items()))}), {matches:,} matches; "
-        f"{args.tables} tables, {args.episode} episodes, {args.device}, {time.perf_counter() - t0:.0f} s"
+        f"{args.tables} tables, {args.episode} episodes, rules {args.rules or 'german'}, {args.device}, "
+        f"{time.perf_counter() - t0:.0f} s"
     )
 
 

@@ -43,11 +43,11 @@ def test_presets_agree_with_the_scalar_engine(rules: str) -> None:
 @pytest.mark.parametrize("episode", ["match", "deal"])
 @pytest.mark.parametrize("rules", PRESET_SPECS)
 def test_presets_agree_over_longer_play(rules: str, episode: str) -> None:
-    report = check.differential(64, 25_000, 5, episode=episode, rules=rules)
-    assert report.deals > 800
-    want = {"declared", "false_declaration", "last_trick"}
-    if rules != "schnapsen-pkg":  # no closing, no declaring there: 66 after every trick or the last one
-        want |= {"closer_failed"}
+    report = check.differential(64, 15_000, 5, episode=episode, rules=rules)
+    assert report.deals > 500
+    want = {"declared", "last_trick"}  # schnapsen-pkg: 66 checked after every trick, or the last trick
+    if rules != "schnapsen-pkg":  # the others: a declare action and closing
+        want |= {"false_declaration", "closer_failed"}
     assert want <= set(report.reasons), report.reasons
     assert "drawn" not in report.reasons or rules.startswith("german")
 
