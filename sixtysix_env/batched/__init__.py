@@ -26,8 +26,9 @@
   loops; ``training.tables.BatchedTables`` puts it behind the training
   collector) and :class:`SixtySixVectorEnv`, a Gymnasium vector env against
   a batched opponent.
-- :mod:`.rules`: :func:`~.rules.batched_rules`, the presets it plays (plain
-  German; any other ``rules=`` raises :class:`~.rules.UnsupportedRulesError`).
+- :mod:`.rules`: :func:`~.rules.batched_rules`, the presets it plays (every
+  preset of docs/rules-variants.md with its switches, one per engine; a
+  hand-made ``Rules`` raises :class:`~.rules.UnsupportedRulesError`).
 - :mod:`.check`: the differential check against the scalar engine (tests and
   ``bench/bench_batched_diff.py``).
 
