@@ -13,7 +13,8 @@ h11 protocol with two bounds:
   a connection past that is closed as soon as it is made;
 - a request head must arrive whole within ``head_s`` seconds of the
   connection (or of the previous response): a connection still waiting for
-  its head then is closed, however slowly bytes trickle in.
+  its head then is closed, however slowly bytes trickle in, as is one still
+  sending the body of a request already answered (a body nobody reads).
 """
 
 from __future__ import annotations
@@ -58,15 +59,20 @@ def protocol(per_client: int = PER_CLIENT, head_s: float = HEAD_S) -> type[H11Pr
             self.stop_waiting()
             super().connection_lost(exc)
 
+        def in_request(self) -> bool:
+            """Whether a request's head is in and its reply not yet sent (the app's timeouts hold)."""
+            return (self.conn.their_state is not h11.IDLE and self.cycle is not None
+                    and not self.cycle.response_complete)
+
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
-            if self.conn.their_state is not h11.IDLE:  # the head is in: the app's own timeouts hold
+            if self.in_request():
                 self.stop_waiting()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
-                self.wait_for_head()
+            if not self.transport.is_closing() and not self.in_request():
+                self.wait_for_head()  # also the body of an answered request that nobody reads
 
         def wait_for_head(self) -> None:
             self.stop_waiting()
@@ -79,7 +85,7 @@ def protocol(per_client: int = PER_CLIENT, head_s: float = HEAD_S) -> type[H11Pr
 
         def head_expired(self) -> None:
             self.head_timer = None
-            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            if not self.in_request() and not self.transport.is_closing():
                 self.transport.close()
 
     return Bounded

@@ -71,3 +71,29 @@ def test_a_head_trickling_in_is_cut_off() -> None:
                     break
             assert closed and time.monotonic() - start < HEAD_S + 3
         assert honest_reply(port).startswith(b"HTTP/1.1 200 ")
+
+
+def test_the_body_of_an_answered_request_cannot_hold_the_connection() -> None:
+    """A request whose body the app never reads (a GET with a length) is answered at once;
+    before, the client could then trickle that body forever (each byte stopped uvicorn's
+    keep-alive timer)."""
+    with local_server_process() as (base, _proc):
+        port = int(base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(b"GET /api/bots HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n")
+            assert s.recv(16).startswith(b"HTTP/1.1 200")
+            start = time.monotonic()
+            closed = False
+            while time.monotonic() - start < HEAD_S + 5:
+                try:
+                    s.sendall(b"x")
+                    s.settimeout(0.5)
+                    if s.recv(4096) == b"":
+                        closed = True
+                        break
+                except socket.timeout:
+                    continue
+                except OSError:
+                    closed = True
+                    break
+            assert closed and time.monotonic() - start < HEAD_S + 3
