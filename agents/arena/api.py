@@ -261,11 +261,13 @@ def warn_unsandboxed(players: Sequence[AgentLike], sandbox: bool) -> None:
             return
 
 
-def sandboxed_commands(players: Sequence[AgentLike], sandbox: bool) -> list[tuple[str, ...]]:
-    """The command lines of the ``exec:`` bots run in the sandbox: their binds are checked before any game."""
+def sandboxed_commands(players: Sequence[AgentLike], sandbox: bool
+                       ) -> list[tuple[tuple[str, ...], str | None]]:
+    """The command lines of the ``exec:`` bots run in the sandbox, each with its ``logs=`` folder (or None):
+    their binds are checked before any game."""
     tails = [p[len(EXEC_PREFIX):] for p in players if isinstance(p, str) and p.startswith(EXEC_PREFIX)]
     specs = [parse_exec(t) for t in tails]
-    return [s.argv for s in specs if sandbox or s.sandbox]
+    return [(s.argv, s.logs) for s in specs if sandbox or s.sandbox]
 
 
 def warn_low_share(lines: Sequence[GameLine]) -> None:
@@ -287,7 +289,8 @@ def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
     protect(*outputs_of(opts))  # a sandboxed bot never gets them (agents.protocol.sandbox)
     if opts.sandbox:
         check_sandbox()
-    check_binds(sandboxed_commands(players, opts.sandbox))
+    for argv, logs in sandboxed_commands(players, opts.sandbox):
+        check_binds([argv], [logs])  # its own log folder (logs=) included: nothing in it is bound
     if opts.move_times and len(opts.move_times) != len(players):
         raise OptionError("{move_times} needs one limit per player: {n} for {m} players",
                           n=len(opts.move_times), m=len(players))

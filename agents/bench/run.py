@@ -54,7 +54,7 @@ from agents.arena.records import read_results
 from agents.arena.schedule import SECRET_BITS, derive
 from agents.forfeits import CRASH, KINDS
 from agents.movetime import check_move_time
-from agents.protocol.sandbox import protect
+from agents.protocol.sandbox import seal
 from sixtysix_env.variants import GERMAN, rules_from_spec
 
 from .entry import AUTO, BUILT_IN, EXTERNAL, IN_PROCESS, PLUGIN, SANDBOXED, UNSANDBOXED, Entry, plan
@@ -125,7 +125,7 @@ def bench(spec: str, options: BenchOptions) -> dict[str, Any]:
         raise EstimatorError(e.option, f"--{e.option} {e}") from None
     ladder = load_ladder(options.ladder_path)
     own = bot_move_time(options.move_time, ladder)
-    protect(options.out)  # its rungs' results hold their seeds: no bot, nor a plug-in's build check, binds it
+    seal(options.out)  # its rungs' results hold their seeds: nothing in it is bound for a bot
     entry = plan(spec, options.trusted, options.sandbox, options.unmetered)  # refusals: before any game
     arena = ArenaOptions(games=options.max_games, workers=options.workers, rules=options.rules,
                          sandbox=entry.sandbox)

@@ -40,7 +40,10 @@ game): ``/``, a top-level folder, ``/proc``, ``/sys``, ``/dev``, other
 ``/etc`` files, anything but files and folders (sockets, devices), and any
 path that is, or is a folder above, a protected path: the working folder,
 the home folder, the bots' log folder, and what the arena and the bench
-register with :func:`protect` (their results files and output folders).
+register with :func:`protect` (their results files and output folders); and
+anything in the bots' log folders or a folder registered with :func:`seal`
+(the bench's output folder): a bot given its own log would read what it
+wrote in its earlier games.
 
 It does not stop a bot from using all the CPU and memory it is allowed
 (the CPU time control and the operating system's limits do that), from
@@ -75,6 +78,7 @@ KEPT_ENV = ("PATH", "LANG")  # the arena's variables a sandboxed bot still gets 
 NEVER_BOUND = ("/proc", "/sys", "/dev", "/etc")  # the box has its own, or only ETC_FILES of it
 OWN = ("/proc", "/dev")  # named as such, never bound: the box has its own (/proc/self/cwd is the box's)
 PROTECT_ENV = "SIXTYSIX_SANDBOX_PROTECT"  # protect()'s paths, inherited by the arena's workers
+SEAL_ENV = "SIXTYSIX_SANDBOX_SEAL"  # seal()'s folders, inherited likewise
 LOG_DIR_ENV, DEFAULT_LOG_DIR = "SIXTYSIX_BOT_LOGS", "bot_logs"  # the bots' logs (agents.external uses these)
 INSTALL_MARKERS = ("pyvenv.cfg", "lib/python3*/os.py", "lib/node_modules", "lib/modules")
 # The loop that hands the filter to bwrap on fd 9: process.py's supervisor closes all other fds.
@@ -102,8 +106,31 @@ def protect(*paths: str | None) -> None:
         os.environ[PROTECT_ENV] = os.pathsep.join(sorted(_PROTECTED | _env_protected()))
 
 
-def _env_protected() -> set[str]:
-    return {p for p in os.environ.get(PROTECT_ENV, "").split(os.pathsep) if p}
+def _env_protected(name: str = PROTECT_ENV) -> set[str]:
+    return {p for p in os.environ.get(name, "").split(os.pathsep) if p}
+
+
+_SEALED: set[str] = set()
+
+
+def seal(*folders: str | None) -> None:
+    """Never bind these folders, a folder above them, or anything in them (the bench's output folder).
+
+    The bots' log folders are sealed too (:func:`sealed_paths`): a bot given a file in one would read
+    what it wrote to its log in an earlier game.
+    """
+    protect(*folders)
+    new = {os.path.realpath(p) for p in folders if p}
+    if new - _SEALED:
+        _SEALED.update(new)
+        os.environ[SEAL_ENV] = os.pathsep.join(sorted(_SEALED | _env_protected(SEAL_ENV)))
+
+
+def sealed_paths(cwd: str, logs: Iterable[str | None] = ()) -> set[str]:
+    """The real folders nothing in which may be bound: the bots' log folders and :func:`seal`'s."""
+    default = os.environ.get(LOG_DIR_ENV) or DEFAULT_LOG_DIR
+    paths = {default, *_SEALED, *_env_protected(SEAL_ENV), *(p for p in logs if p)}
+    return {os.path.realpath(os.path.join(cwd, p)) for p in paths}
 
 
 def protected_paths(cwd: str, extra: Iterable[str | None] = ()) -> set[str]:
@@ -114,7 +141,7 @@ def protected_paths(cwd: str, extra: Iterable[str | None] = ()) -> set[str]:
     return {os.path.realpath(os.path.join(cwd, p)) for p in paths}
 
 
-def refusal(real: str, protected: Iterable[str]) -> str | None:
+def refusal(real: str, protected: Iterable[str], sealed: Iterable[str] = ()) -> str | None:
     """Why the real path ``real`` must not be bound, or None when it may be."""
     if real == "/" or (real.count("/") == 1 and os.path.isdir(real)):
         return "is / or a top-level folder"
@@ -126,6 +153,14 @@ def refusal(real: str, protected: Iterable[str]) -> str | None:
     for p in sorted(protected):
         if p == real or p.startswith(real.rstrip("/") + "/"):
             return f"is or holds the protected {p} (working, home, log or results folder)"
+    return refusal_in(real, sealed)
+
+
+def refusal_in(real: str, sealed: Iterable[str]) -> str | None:
+    """Why ``real`` (existing or not) must not be bound: it lies in a sealed folder; or None."""
+    for p in sorted(sealed):
+        if real.startswith(p + "/"):
+            return f"lies in {p} (the bots' logs or the bench's output: a bot would read its earlier games)"
     return None
 
 
@@ -143,14 +178,17 @@ def bind_plan(argv: Sequence[str], cwd: str, protected: Iterable[str | None] = (
     and the installation of an interpreter in a real installation's ``bin`` folder. Raises
     :class:`SandboxError` for a path that cannot be bound safely (:func:`refusal`).
     """
-    guarded = protected_paths(cwd, protected)
+    extra = list(protected)
+    guarded, sealed = protected_paths(cwd, extra), sealed_paths(cwd, extra)
     keep: list[str] = []
     links: list[tuple[str, str]] = []
     for path in sorted(set(_named(argv, cwd)), key=len):
         real = os.path.realpath(path)
+        if not os.path.exists(real) and refusal_in(real, sealed):  # a log file a later game would bind
+            raise SandboxError(f"--sandbox: cannot bind {path!r}: {real} {refusal_in(real, sealed)}")
         if not os.path.exists(real) or _covered(real, keep) or _in_system(real) or _covered(path, OWN):
             continue
-        why = refusal(real, guarded)
+        why = refusal(real, guarded, sealed)
         if why is not None:
             raise SandboxError(f"--sandbox: cannot bind {path!r}: {real} {why}; name only the bot's files")
         keep = [k for k in keep if not k.startswith(real + "/")] + [real]
@@ -303,9 +341,9 @@ def sandbox_argv(argv: Sequence[str], cwd: str | None = None,
     cwd = os.path.abspath(cwd or os.getcwd())
     binds, links = bind_plan(argv, cwd, protected)
     d = private_dir()
-    cmd = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-           "--seccomp", "9", "--clearenv", "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-           "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
+    cmd = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+           "--cap-drop", "ALL", "--seccomp", "9", "--clearenv", "--proc", "/proc", "--remount-ro", "/proc",
+           "--dev", "/dev", "--tmpfs", "/tmp", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"]
     cmd += [a for name in KEPT_ENV if name in os.environ for a in ("--setenv", name, os.environ[name])]
     cmd += system_binds()
     cmd += ["--ro-bind", os.path.join(d, "passwd"), "/etc/passwd", "--ro-bind", os.path.join(d, "group"),

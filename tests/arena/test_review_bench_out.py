@@ -19,7 +19,9 @@ pytestmark = pytest.mark.skipif(NO_SANDBOX is not None, reason=f"no sandbox here
 @pytest.fixture(autouse=True)
 def fresh_registry(monkeypatch):
     monkeypatch.setattr(sandbox, "_PROTECTED", set())
-    monkeypatch.delenv(sandbox.PROTECT_ENV, raising=False)
+    monkeypatch.setattr(sandbox, "_SEALED", set())
+    monkeypatch.setenv(sandbox.SEAL_ENV, "")
+    monkeypatch.setenv(sandbox.PROTECT_ENV, "")  # restored (removed) after the test
 
 
 def test_a_bot_naming_the_output_folder_of_a_resumed_bench_is_refused_before_it_starts(tmp_path, monkeypatch,
