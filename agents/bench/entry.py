@@ -18,6 +18,7 @@ one whose CPU, memory and processes cannot be metered and bounded
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import shlex
@@ -27,7 +28,9 @@ from dataclasses import dataclass
 
 from agents import plugins
 from agents.external import parse_exec
-from agents.protocol.cgroups import metering, metering_problem
+from agents.lifetime import prctl
+from agents.protocol.cgroups import BotGroup, CgroupError, metering, metering_problem, new_group
+from agents.protocol.process import _child_setup
 from agents.protocol.sandbox import check_sandbox, sandbox_argv, sandbox_problem
 from agents.registry import KNOWN_AGENTS
 
@@ -188,16 +191,33 @@ def project_paths() -> list[str]:
 
 
 def check_hostable(spec: str, played: str) -> None:
-    """Build the plug-in once in its own process (sandboxed as it will play): refuse it with the host's
-    one line when it cannot be hosted (it requires the state, it fails to import or build)."""
+    """Build the plug-in once in its own process (sandboxed and in a bot's control group, as it will
+    play): refuse it with the host's one line when it cannot be hosted (it requires the state, it fails
+    to import or build)."""
     s = parse_exec(played[len(EXEC):])
     argv = [*s.argv[:-1], "--check", s.argv[-1]]
+    group = _check_group()  # the plug-in's code runs here: bounded like a game's bot, killed whole at the end
+    joins = group.procs_files if group is not None else ()
+    linux = sys.platform.startswith("linux")
+    preexec = functools.partial(_child_setup, os.getpid(), prctl(), joins) if linux else None
     try:
         r = subprocess.run(sandbox_argv(argv) if s.sandbox else argv, capture_output=True, text=True,
-                           timeout=CHECK_TIMEOUT, stdin=subprocess.DEVNULL, check=False)
+                           timeout=CHECK_TIMEOUT, stdin=subprocess.DEVNULL, check=False, preexec_fn=preexec)
     except subprocess.TimeoutExpired:
         raise BenchTrustError(f"bench {spec}: the plug-in did not build within {CHECK_TIMEOUT:g} s") from None
+    finally:
+        if group is not None:
+            group.kill()
+            group.remove()
     if r.returncode != 0:
         lines = r.stderr.strip().splitlines()
         why = lines[-1] if lines else f"exit status {r.returncode}"
         raise BenchTrustError(f"bench {spec}: cannot host the plug-in: {why}")
+
+
+def _check_group() -> BotGroup | None:
+    """A bot's control group for the build check, or None where there is none (``--unmetered``)."""
+    try:
+        return new_group() if sys.platform.startswith("linux") else None
+    except CgroupError:
+        return None
