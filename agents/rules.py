@@ -102,7 +102,7 @@ def rule_action(
         if my_score >= WIN_SCORE:
             return DECLARE
         if window == FINAL and closed_by == me and false_claim_cost(rules, opp_tricks) < (
-            3 if closer_opp_tricks == 0 else 2
+            3 if (opp_tricks if rules.failed_close_all_tricks else closer_opp_tricks) == 0 else 2
         ):
             return DECLARE  # a false declaration costs less than failing as closer
     if legal >> EXCHANGE & 1:

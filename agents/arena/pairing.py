@@ -136,14 +136,9 @@ MAX_DEAL_POINTS = game_points(0, 0)  # a schwarz (docs/rules.md 4.1): the most a
 
 def forfeit_cost(deals: Sequence[Mapping[str, Any]], rules: Rules = GERMAN) -> int:
     """The most the deal a forfeit ended could have cost: a schwarz, plus the draw bonus it
-    carried under ``rules`` (drawn deals just before it, docs/rules-variants.md V1.2)."""
-    bonus = 0
-    if rules.draw_bonus:
-        for d in reversed(deals):
-            if d["winner"] is not None:
-                break
-            bonus += 1
-    return MAX_DEAL_POINTS + bonus
+    carried under ``rules`` (1 after one or more drawn deals just before it, docs/rules-variants.md V1.2)."""
+    drawn_before = bool(deals) and deals[-1]["winner"] is None
+    return MAX_DEAL_POINTS + (1 if rules.draw_bonus and drawn_before else 0)
 
 
 def forfeit_net(line: Mapping[str, Any], seat: int, rules: Rules = GERMAN) -> int:

@@ -109,8 +109,16 @@ def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int]
     suit_masks = SUIT_MASKS
     higher = HIGHER
     points = POINTS
-    failed_closer_gp = (3 if cot0 else 2) + bonus
-    beaten_closer_gp = failed_closer_gp if rules.closer_beaten_like_failed else 2 + bonus
+    failed_closer_gp = (3 if cot0 else 2) + bonus  # the most a failed close can give
+    all_tricks = rules.failed_close_all_tricks  # kawu: the opponent's tricks over the whole deal (V2.6)
+
+    def failed_close(opp_has_trick: bool) -> int:
+        """What the closer's opponent scores for a failed close, knowing whether it has a trick now."""
+        if all_tricks:
+            return (2 if opp_has_trick else 3) + bonus
+        return failed_closer_gp
+
+    beaten_closer_gp = failed_close(True) if rules.closer_beaten_like_failed else 2 + bonus
     false_gp = (2 + bonus, 3 + bonus if rules.false_claim_three else 2 + bonus)  # by whether opp has no trick
     last_bonus, last_wins = rules.last_trick_bonus, rules.last_trick_wins
     tt: dict[int, tuple[int, int]] = {}
@@ -131,7 +139,7 @@ def _make_phase2(trump: int, closer: int, cot0: bool, marriages: tuple[int, int]
     def last_trick(w: int, sw: int, so: int, to: bool) -> int:
         """Value for ``w``, who took the last trick (both hands now empty)."""
         if closer >= 0:
-            cont = -failed_closer_gp if w == closer else failed_closer_gp
+            cont = -failed_close(to) if w == closer else failed_close(True)
             d = declare_value(w, sw, so, to)
             return d if d > cont else cont
         sw += last_bonus

@@ -66,7 +66,9 @@ def test_waiting_for_the_failed_close_beats_declaring_against_the_closer():
     assert values[DECLARE] == 2 and solve(s) == minimax(s) == 3
     assert best_action(s) == (card_id("JH"), 3)
     k = endgame("kawu", (["JH"], ["JC"]), (66, 0), (5, 0), closed_by=1, closer_opp_tricks=0)
-    assert best_action(k) == (DECLARE, 3)  # kawu scores beating the closer as a failed close (V2.6)
+    # kawu scores beating the closer as a failed close, counting the opponent's tricks over the
+    # whole deal (V2.6): player 0 has tricks, so 2 either way.
+    assert solve(k) == minimax(k) == 2 and best_action(k)[1] == 2
 
 
 def test_the_last_trick_wins_one_game_point_without_66():
@@ -86,7 +88,10 @@ def test_a_false_claim_costs_three_against_no_trick_under_kawu():
               phase2=True, me=0, closed_by=0, closer_opp_tricks=0, my_score=50, my_tricks=5, outstanding=0)
     assert rule_action(**kw, opp_tricks=0, rules=GERMAN) == DECLARE  # 2 rather than 3
     assert rule_action(**kw, opp_tricks=0, rules=PRESETS["kawu"]) == CONTINUE  # 3 either way
-    assert rule_action(**kw, opp_tricks=1, rules=PRESETS["kawu"]) == DECLARE
+    # The opponent took a trick after the close: failing costs 2 under kawu (its tricks over the
+    # whole deal, V2.6), as much as a false claim, so the closer plays on.
+    assert rule_action(**kw, opp_tricks=1, rules=PRESETS["kawu"]) == CONTINUE
+    assert rule_action(**{**kw, "closer_opp_tricks": 1}, opp_tricks=1, rules=GERMAN) == CONTINUE
 
 
 def test_kawu_holds_back_a_marriage_until_a_trick_is_taken():
