@@ -20,7 +20,7 @@ import numpy as np
 from agents.external import ExternalAgent, parse_exec
 from agents.play import agent_name, make_env
 from agents.protocol.cgroups import metering
-from agents.protocol.sandbox import check_binds, check_sandbox, protect
+from agents.protocol.sandbox import check_binds, check_sandbox, protect, seal
 from agents.registry import KNOWN_AGENTS, check_plays
 from sixtysix_env.variants import rules_from_spec
 
@@ -261,6 +261,12 @@ def warn_unsandboxed(players: Sequence[AgentLike], sandbox: bool) -> None:
             return
 
 
+def log_folders(players: Sequence[AgentLike]) -> list[str]:
+    """The ``logs=`` folders the run's ``exec:`` bots name (the default one is always sealed)."""
+    tails = [p[len(EXEC_PREFIX):] for p in players if isinstance(p, str) and p.startswith(EXEC_PREFIX)]
+    return [s.logs for s in map(parse_exec, tails) if s.logs]
+
+
 def sandboxed_commands(players: Sequence[AgentLike], sandbox: bool
                        ) -> list[tuple[tuple[str, ...], str | None]]:
     """The command lines of the ``exec:`` bots run in the sandbox, each with its ``logs=`` folder (or None):
@@ -289,8 +295,9 @@ def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
     protect(*outputs_of(opts))  # a sandboxed bot never gets them (agents.protocol.sandbox)
     if opts.sandbox:
         check_sandbox()
+    seal(*log_folders(players))  # no sandboxed bot binds any bot's log or a file in it (workers inherit this)
     for argv, logs in sandboxed_commands(players, opts.sandbox):
-        check_binds([argv], [logs])  # its own log folder (logs=) included: nothing in it is bound
+        check_binds([argv], [logs])
     if opts.move_times and len(opts.move_times) != len(players):
         raise OptionError("{move_times} needs one limit per player: {n} for {m} players",
                           n=len(opts.move_times), m=len(players))

@@ -83,3 +83,20 @@ def test_a_command_naming_a_file_in_its_own_logs_folder_is_refused_before_any_ga
     if NO_SANDBOX is None:
         with pytest.raises(SandboxError, match="lies in"):
             check_players(["random", spec], ArenaOptions(games=2, sandbox=True))
+
+
+def test_no_bot_binds_another_bots_log_folder(tmp_path, monkeypatch):
+    """Bot X logs (``logs=``) into a folder bot Y's command names: Y would read X's hands of a deal it
+    plays later (every pairing is dealt the same card seeds). Every exec: bot's log folder is sealed."""
+    from agents.arena.api import check_players
+    from agents.arena.options import ArenaOptions
+
+    for name in ("x.py", "y.py"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "old.log").write_text("NOTE")
+    monkeypatch.chdir(tmp_path)
+    x = f"exec:logs={tmp_path / 'data'} python3 x.py"
+    for word, why in (("data", "is or holds"), ("data/old.log", "lies in")):
+        with pytest.raises(SandboxError, match=why):
+            check_players([x, f"exec:sandbox=1 python3 y.py {tmp_path / word}"], ArenaOptions(games=2))
