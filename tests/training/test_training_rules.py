@@ -1,5 +1,5 @@
 """The ``rules`` config key: checked when the config is read, played by the tables,
-refused by the batched engine as a ConfigError, stored in the checkpoint, and kept on
+played by the batched engine too, stored in the checkpoint, and kept on
 ``--resume`` (RulesMismatchError for other rules)."""
 
 from __future__ import annotations
@@ -33,14 +33,17 @@ def test_rules_default_to_german_and_bad_specs_name_the_key() -> None:
         config_from_dict({"rules": 7})
 
 
-def test_the_tables_play_the_rules_and_the_batched_engine_refuses_others() -> None:
+def test_both_engines_play_the_rules() -> None:
     cfg = config_from_dict({"rules": "schnapsen", "num_envs": 4, "rollout_steps": 8, "num_minibatches": 1})
     tables = make_tables(cfg, 0)
     assert all(s.rules.name == "schnapsen" and s.hands[0].bit_count() == 5 for s in tables.env.states)
-    batched = dataclasses.replace(cfg, engine="batched", assist="none", teacher="")
-    with pytest.raises(ConfigError, match="config key 'rules': the batched engine plays only"):
-        check_config(batched)
-    check_config(dataclasses.replace(batched, rules="german"))  # German still runs batched
+    for rules in ("schnapsen", "kawu", "german+draw_bonus+double_game", "german"):
+        batched = dataclasses.replace(cfg, engine="batched", assist="none", teacher="", rules=rules)
+        check_config(batched)  # every preset runs batched
+        states = make_tables(batched, 0).views(list(range(4)))
+        assert all(v.rules.name == rules.split("+")[0] for v in states)
+    with pytest.raises(ConfigError, match="needs assist 'none'"):
+        check_config(dataclasses.replace(cfg, engine="batched", assist="rules", teacher=""))
 
 
 def test_the_evaluation_plays_the_run_rules() -> None:
