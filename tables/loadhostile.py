@@ -32,7 +32,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from .loadtest import Client, Result, local_server_process, play_one
+from .loadclient import Client, Result, local_server_process, play_one
 
 HOSTILE_BOT = "pimc:worlds=128,depth=2"  # the most a browser's pimc may think: about a second a move
 HONEST_BOT = "heuristic"
