@@ -11,7 +11,8 @@ containers, loadable with ``weights_only=True``::
 Training adds the entries of :data:`RESUME_ONLY` (optimizer state, snapshot
 pool, RNG states) and step counters for resuming; the distillation and
 averaging tools add a record of how a phase network or an average was made
-(:data:`PHASE_RECORDS`, ``"average_policies"``).
+(:data:`PHASE_RECORDS`, ``"average_policies"``). The zip checks before ``torch.load`` and
+the atomic writes live in :mod:`agents.checkpoint_files`, re-exported here.
 """
 
 from __future__ import annotations
@@ -23,9 +24,7 @@ import os
 import pickle
 import reprlib
 import stat
-import struct
 import warnings
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -36,6 +35,11 @@ from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.variants import GERMAN, Rules, rules_from_spec
 
+from .checkpoint_files import MAX_BYTES as MAX_BYTES
+from .checkpoint_files import MAX_DIRECTORY_BYTES as MAX_DIRECTORY_BYTES
+from .checkpoint_files import check_members as check_members
+from .checkpoint_files import write_atomic as write_atomic
+from .checkpoint_files import zip_directory as zip_directory
 from .nets import PHASE_IN, PhaseNet, PolicyNet, ValueNet, check_hidden, mlp_shapes
 
 FORMAT = "sixtysix-ppo"
@@ -46,10 +50,8 @@ RESUME_ENTRIES: dict[str, type | tuple[type, ...]] = {
     "optimizer": dict, "snapshots": list, "rng": dict, "global_step": int, "update": int,
     "best": (int, float)}  # what ``train.py --resume`` reads, and its type
 DEFAULT_HIDDEN = [256, 256]  # the layer sizes of a checkpoint whose config does not say
-MAX_BYTES = 512 * 2**20  # the largest checkpoint file read, and the most its members may unpack to
 MAX_DEPTH = 100  # nesting of a checkpoint's values (a real one nests about 6 deep)
 MAX_ENTRIES = 1_000_000  # values walked in a checkpoint (a shared list counted each time it is met)
-MAX_DIRECTORY_BYTES = 8 * 2**20  # a zip's central directory: Python objects per entry, so bounded too
 
 
 def build(config: dict[str, Any], policy: torch.nn.Module, **entries: Any) -> dict[str, Any]:
@@ -115,72 +117,6 @@ def _torch_load(f: BinaryIO, path: Path) -> Any:
                      "run code)")
         raise CheckpointError(f"checkpoint {path} is corrupt or not a sixtysix PPO checkpoint: "
                               f"{first}") from None
-
-
-def zip_directory(f: BinaryIO, max_directory: int = MAX_DIRECTORY_BYTES) -> list[zipfile.ZipInfo]:
-    """The members a zip file (``torch.save``'s format, numpy's ``.npz``) declares, read from its
-    central directory alone, nothing unpacked; a ``ValueError`` saying why if it is no zip file or
-    its directory is larger than ``max_directory`` bytes (ZipFile would hold all of it as objects)."""
-    try:
-        f.seek(0)
-        first = f.read(4)
-        end = _end_record(f)
-        if end is None or first != zipfile.stringFileHeader:  # torch and numpy test these 4 bytes
-            raise ValueError("not a zip file (torch.save and numpy.savez write zip files; a bare pickle "
-                             "or an old torch format could run code or allocate whatever it declares)")
-        if end[5] > max_directory:  # zipfile's _ECD_SIZE: the central directory's bytes
-            raise ValueError(f"its zip directory declares {end[5]:,} bytes, more than {max_directory:,}")
-        _check_zip64_locator(f, end)
-        f.seek(0)
-        with zipfile.ZipFile(f) as z:
-            members = z.infolist()
-            # ZipFile reads the directory where it lies (before the end record), torch's reader
-            # (miniz) where the end record says it starts: both must be the one directory
-            if (z.start_dir != end[zipfile._ECD_OFFSET]  # type: ignore[attr-defined]
-                    or end[zipfile._ECD_ENTRIES_TOTAL] != len(members)):  # type: ignore[attr-defined]
-                raise ValueError("its zip directory is not where its end record says or holds another "
-                                 "number of members (data before the zip, or two directories)")
-            return members
-    except (OSError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, struct.error) as e:
-        raise ValueError(f"not a readable zip file ({str(e)[:120] or type(e).__name__})") from None
-
-
-def _check_zip64_locator(f: BinaryIO, end: list[Any]) -> None:
-    """A ``ValueError`` if a zip64 locator points elsewhere than at the zip64 end record ZipFile
-    reads (the one right before it): torch's reader follows the locator."""
-    location = end[zipfile._ECD_LOCATION]  # type: ignore[attr-defined]  # where the end record starts
-    if location < 20:
-        return
-    f.seek(location - 20)
-    data = f.read(20)
-    if data[:4] != zipfile.stringEndArchive64Locator:
-        return
-    _sig, _disk, offset, _disks = struct.unpack(zipfile.structEndArchive64Locator, data)
-    if offset != location - 20 - zipfile.sizeEndCentDir64:
-        raise ValueError("its zip64 locator points elsewhere than at its zip64 end record")
-
-
-def _end_record(f: BinaryIO) -> list[Any] | None:
-    """The end-of-central-directory record as ZipFile itself finds it (zip64 included)."""
-    end: list[Any] | None = zipfile._EndRecData(f)  # type: ignore[attr-defined]  # ZipFile's own reader
-    return end
-
-
-def check_members(members: list[zipfile.ZipInfo], cap: int = MAX_BYTES) -> None:
-    """A ``ValueError`` unless every member is stored uncompressed (as ``torch.save`` writes them:
-    a compressed one could unpack to 1000 times its size) and all they declare fits ``cap``."""
-    total = 0
-    for info in members:
-        name = info.filename[:80]
-        if info.compress_type != zipfile.ZIP_STORED:
-            raise ValueError(f"member {name!r} is compressed (torch.save stores members as they are; "
-                             "a compressed one may unpack to far more than the file)")
-        if info.compress_size != info.file_size:
-            raise ValueError(f"member {name!r} declares {info.file_size:,} bytes but stores "
-                             f"{info.compress_size:,}")
-        total += info.file_size
-        if total > cap:
-            raise ValueError(f"its members declare more than {cap // 2**20} MiB in all")
 
 
 def validate(ckpt: Any, path: str | os.PathLike[str] = "<memory>", *, resumable: bool = False) -> None:
@@ -476,25 +412,6 @@ def nonfinite(obj: Any, where: str = "") -> str | None:
         if found is not None:
             return found
     return None
-
-
-def write_atomic(path: str | os.PathLike[str], data: bytes | memoryview) -> None:
-    """Write ``data`` to ``path`` whole or not at all: a temp file, fsync, ``os.replace``.
-    On any failure (an ``OSError`` such as a full disk, or Ctrl-C) the temp file is removed
-    and the previous file at ``path`` is intact."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
-        raise
 
 
 def save_atomic(obj: dict[str, Any], path: str | os.PathLike[str]) -> None:

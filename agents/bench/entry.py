@@ -30,7 +30,7 @@ from agents import plugins
 from agents.external import parse_exec
 from agents.lifetime import prctl
 from agents.protocol.cgroups import BotGroup, CgroupError, metering, metering_problem, new_group
-from agents.protocol.process import _child_setup
+from agents.protocol.process import child_setup
 from agents.protocol.sandbox import check_sandbox, sandbox_argv, sandbox_problem
 from agents.registry import KNOWN_AGENTS
 
@@ -199,7 +199,7 @@ def check_hostable(spec: str, played: str) -> None:
     group = _check_group()  # the plug-in's code runs here: bounded like a game's bot, killed whole at the end
     joins = group.procs_files if group is not None else ()
     linux = sys.platform.startswith("linux")
-    preexec = functools.partial(_child_setup, os.getpid(), prctl(), joins) if linux else None
+    preexec = functools.partial(child_setup, os.getpid(), prctl(), joins) if linux else None
     try:
         r = subprocess.run(sandbox_argv(argv) if s.sandbox else argv, capture_output=True, text=True,
                            timeout=CHECK_TIMEOUT, stdin=subprocess.DEVNULL, check=False, preexec_fn=preexec)

@@ -33,7 +33,7 @@ from sixtysix_env.engine import WINDOW_NAMES
 from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.variants import GERMAN
 
-from .messages import PROTOCOL_VERSION, _arena_version
+from .messages import PROTOCOL_VERSION, arena_version
 
 REFUSED = 3  # the exit status of --check for a bot that cannot be hosted
 
@@ -124,7 +124,7 @@ class Host:
         """Act on one message; False when the host should exit."""
         kind = msg.get("type")
         if kind == "hello":
-            self._send({"type": "hello", "name": self.spec[:200] or "host", "version": _arena_version(),
+            self._send({"type": "hello", "name": self.spec[:200] or "host", "version": arena_version(),
                         "protocol": PROTOCOL_VERSION})
         elif kind == "new_match":
             self._new_match(msg)

@@ -150,7 +150,8 @@ def request_message(v: PlayerView, request_id: int, time_ms: int) -> dict[str, A
 
 
 @functools.lru_cache(maxsize=1)
-def _arena_version() -> str:
+def arena_version() -> str:
+    """The installed sixtysix package's version (the hello's ``arena_version``), or ``"unknown"``."""
     try:
 
         return version("sixtysix")
@@ -160,7 +161,7 @@ def _arena_version() -> str:
 
 def hello_message() -> dict[str, Any]:
     return {"type": "hello", "protocol": PROTOCOL_VERSION, "arena": "sixtysix",
-            "arena_version": _arena_version()}
+            "arena_version": arena_version()}
 
 
 def new_match_message(seed: int | None, seat: int, unit: str | None, time_ms: int,

@@ -112,7 +112,7 @@ _WAITID = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 OOM_SCORE_ADJ = 1000  # a bot's processes are the first the kernel kills when memory runs out
 
 
-def _child_setup(parent: int, prctl: Any, procs_files: tuple[str, ...]) -> None:
+def child_setup(parent: int, prctl: Any, procs_files: tuple[str, ...]) -> None:
     """Runs in the child between fork and exec: join the bot's groups (before anything of the bot
     runs), be the first killed when memory runs out, die (via the supervisor) with the arena, and
     adopt the bot's orphans (so their CPU time stays in the tree)."""
@@ -172,7 +172,7 @@ class BotProcess:
             group = self.group
             cmd = ["/bin/sh", "-c", _SUPERVISOR, "sixtysix-bot", *_group_args(group), *argv]
             joins = group.procs_files if group else ()
-            preexec = functools.partial(_child_setup, os.getpid(), prctl(), joins)
+            preexec = functools.partial(child_setup, os.getpid(), prctl(), joins)
         try:
             self.popen = subprocess.Popen(
                 cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
