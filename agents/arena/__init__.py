@@ -68,7 +68,8 @@ Run ``python -m agents.arena --help`` or ``sixtysix arena --help``.
 from .api import head_to_head, round_robin, run, summarize
 from .options import ArenaOptions, OptionError
 from .pairing import PairingStats, pairing_stats
-from .records import EstimatorMismatchError, ResultsFileError, RulesMismatchError, read_results, replay
+from .playback import replay
+from .records import EstimatorMismatchError, ResultsFileError, RulesMismatchError, read_results
 from .report import RoundRobinResult
 from .runner import AgentLike
 from .schedule import Task, pairings, schedule

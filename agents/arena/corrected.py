@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .counting import counted_deals, forfeit_net
 from .lines import AIVAT, MAX_NOTE, jsonable
-from .pairing import counted_deals, forfeit_net
 from .stats import ratio_interval
 
 PLAIN = "plain"
@@ -91,7 +91,7 @@ def correction(line: Mapping[str, Any], agents: Sequence[Any], value: str) -> di
 
 def plain_net(line: Mapping[str, Any], seat: int) -> int:
     """The plain net game points of ``seat`` over the game's finished deals and the deal a forfeit
-    ended (lost by the forfeiter for the most a deal costs, :func:`~.pairing.forfeit_net`)."""
+    ended (lost by the forfeiter for the most a deal costs, :func:`~.counting.forfeit_net`)."""
     return sum(d["game_points"] * (1 if d["winner"] == seat else -1)
                for d in line["deals"] if d["winner"] is not None) + forfeit_net(line, seat)
 

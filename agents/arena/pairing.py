@@ -6,7 +6,7 @@ the verdict of a sequential stop) and writes them as JSON or a line of text.
 
 A forfeit ends the deal in progress, which the record leaves out of its
 ``deals``; the deal counts as lost by the forfeiting bot for the most a deal
-can cost (:func:`forfeit_cost`), so forfeiting a hopeless deal never
+can cost (:func:`~.counting.forfeit_cost`), so forfeiting a hopeless deal never
 improves points per deal or the deal win rate.
 """
 
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agents.forfeits import kind_of, kinds_text, no_forfeits
-from sixtysix_env.scoring import game_points
 from sixtysix_env.variants import GERMAN, Rules
 
+from .counting import counted_deals, forfeit_net
 from .fairness import cpu_share
 from .lines import jsonable
 
@@ -131,30 +131,6 @@ class PairingStats:
 OPTIONAL = frozenset({"aivat", "sprt_on"})  # PairingStats fields left out of to_dict while None
 
 
-MAX_DEAL_POINTS = game_points(0, 0)  # a schwarz (docs/rules.md 4.1): the most a deal scores in any preset
-
-
-def forfeit_cost(deals: Sequence[Mapping[str, Any]], rules: Rules = GERMAN) -> int:
-    """The most the deal a forfeit ended could have cost: a schwarz, plus the draw bonus it
-    carried under ``rules`` (1 after one or more drawn deals just before it, docs/rules-variants.md V1.2)."""
-    drawn_before = bool(deals) and deals[-1]["winner"] is None
-    return MAX_DEAL_POINTS + (1 if rules.draw_bonus and drawn_before else 0)
-
-
-def forfeit_net(line: Mapping[str, Any], seat: int, rules: Rules = GERMAN) -> int:
-    """``seat``'s net game points of the deal a forfeit ended (0 without a forfeit)."""
-    f = line.get("forfeit")
-    if f is None:
-        return 0
-    cost = forfeit_cost(line["deals"], rules)
-    return -cost if f["seat"] == seat else cost
-
-
-def counted_deals(line: Mapping[str, Any]) -> int:
-    """The deals a game counts in points per deal: its finished deals and the one a forfeit ended."""
-    return len(line["deals"]) + (line.get("forfeit") is not None)
-
-
 def pairing_stats(
     records: Sequence[Mapping[str, Any]], a: int, b: int, names: Sequence[str], unit: str, duplicate: bool,
     rules: Rules = GERMAN,
@@ -226,7 +202,7 @@ def _count_game(st: PairingStats, r: Mapping[str, Any], seat_a: int, rules: Rule
             st.b_deal_wins += 1
             net -= d["game_points"]
     st.deals += len(r["deals"])
-    if r["forfeit"] is not None:  # the deal it ended: lost by the forfeiter (forfeit_cost)
+    if r["forfeit"] is not None:  # the deal it ended: lost by the forfeiter (counting.forfeit_cost)
         st.deals += 1
         if r["forfeit"]["seat"] == seat_a:
             st.b_deal_wins += 1

@@ -18,7 +18,8 @@ from numbers import Real
 from typing import Any
 
 from .corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN, corrected_net
-from .pairing import PairingStats, counted_deals
+from .counting import counted_deals
+from .pairing import PairingStats
 from .stats import SPRT_H0, SPRT_H1, SPRT_UNDECIDED, SprtResult, gsprt_points, sprt
 
 __all__ = ["SPRT_H0", "SPRT_H1", "SPRT_UNDECIDED", "SequentialStop", "SprtSettings", "sprt_settings"]

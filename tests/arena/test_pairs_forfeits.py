@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agents.arena.api import run, summarize
-from agents.arena.pairing import MAX_DEAL_POINTS, forfeit_cost, pairing_stats
+from agents.arena.counting import MAX_DEAL_POINTS, forfeit_cost
+from agents.arena.pairing import pairing_stats
 from agents.random_agent import RandomAgent
 from sixtysix_env.variants import PRESETS, rules_from_spec
 

@@ -12,7 +12,8 @@ import sys
 import pytest
 
 from agents.arena import head_to_head, read_results, round_robin, run
-from agents.arena.records import as_played, find_game, open_results
+from agents.arena.playback import find_game
+from agents.arena.records import as_played, open_results
 from agents.play import check_move_time
 
 RR = ["random", "heuristic", "random"]

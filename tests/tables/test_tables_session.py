@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from agents.arena.records import open_results, read_results, replay
+from agents.arena.playback import replay
+from agents.arena.records import open_results, read_results
 from sixtysix_env import fixed_deal, resample, view
 from sixtysix_env.actions import CLOSE, CONTINUE, DECLARE, EXCHANGE, MARRIAGE
 from tables.hints import Hinter

@@ -49,7 +49,8 @@ def test_a_whole_game_through_the_api_is_saved_and_replays(start_server):
         sources = c.get("/api/records").json()["sources"]
         assert [g["index"] for g in sources[0]["games"]] == [index]
         frames = c.get(f"/api/records/mine/{index}").json()["frames"]
-    from agents.arena.records import read_results, replay
+    from agents.arena.playback import replay
+    from agents.arena.records import read_results
 
     path = os.path.join(data, "games.jsonl")
     _, games = read_results(path)
