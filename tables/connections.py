@@ -41,7 +41,7 @@ def protocol(per_client: int = PER_CLIENT, head_s: float = HEAD_S) -> type[H11Pr
         client_name = ""
         head_timer: asyncio.TimerHandle | None = None
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self.client_name = client_key(self.client[0] if self.client else None)
             open_now[self.client_name] += 1

@@ -113,11 +113,11 @@ def regular(path: Path) -> None:
 def open_append(path: Path) -> Any:
     """``path`` opened to append CSV rows, created if missing; never through a symbolic link and
     never blocking on a fifo (:func:`regular`)."""
-    flags = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-             | getattr(os, "O_CLOEXEC", 0))
+    flags = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         fd = os.open(path, flags, 0o666)
-    except OSError as e:
+    except OSError:
         if os.path.islink(path):
             regular(path)
         raise

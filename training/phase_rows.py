@@ -31,7 +31,7 @@ def join(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 
 MAX_ROW_BYTES = 1 << 36  # a row file is read whole; beyond this it is no file of rows (millions fit below)
-MAX_ROW_UNPACKED = 1 << 32  # what a row file's arrays may unpack to, as a sample file's (about 2.7 million rows)
+MAX_ROW_UNPACKED = 1 << 32  # what a row file's arrays may unpack to, as a sample file's (~2.7 million rows)
 MAX_VALUE = 3.0  # game points: no deal is worth more, so a label beyond is a forged or broken file
 DTYPES: dict[str, type] = {"obs": np.float32, "legal": np.bool_, "values": np.float32}
 NUMBERS = "biuf"  # the dtype kinds a row file's arrays may have (cast to DTYPES when read)

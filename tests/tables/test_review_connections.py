@@ -64,7 +64,7 @@ def test_a_head_trickling_in_is_cut_off() -> None:
                     if s.recv(1) == b"":
                         closed = True
                         break
-                except socket.timeout:
+                except TimeoutError:
                     continue
                 except OSError:
                     closed = True
@@ -91,7 +91,7 @@ def test_the_body_of_an_answered_request_cannot_hold_the_connection() -> None:
                     if s.recv(4096) == b"":
                         closed = True
                         break
-                except socket.timeout:
+                except TimeoutError:
                     continue
                 except OSError:
                     closed = True

@@ -63,7 +63,8 @@ def at_width(d, width: int) -> None:
                       {"width": width, "height": 860, "deviceScaleFactor": 1, "mobile": width < 600})
 
 
-BOX = "const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };"
+BOX = ("const box = (e) => { const r = e.getBoundingClientRect(); "
+       "return [r.left, r.top, r.right, r.bottom]; };")
 
 
 def overlap(a, b) -> bool:
