@@ -19,6 +19,7 @@ from .arena.outputs import check_outputs
 from .arena.teams import TEAM_SIZE
 from .argtypes import positive_int, positive_seconds
 from .bench import commands as bench_commands
+from .four import describe_four_agents
 from .lifetime import sigterm_interrupts
 from .play import CLOCKS, UNITS
 from .protocol.sandbox import protect
@@ -167,7 +168,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--game", type=int, required=True, help="game index (as in the file)")
     r.add_argument("--brief", action="store_true", help="one line per action instead of the table picture")
 
-    sub.add_parser("bots", help="list every bot spec this installation knows (built-in and plug-ins)")
+    b = sub.add_parser("bots", help="list every bot spec this installation knows (built-in and plug-ins)",
+                       description="List the bot specs: two-player bots (default) or, with --players 4, "
+                                   "the four-player partnership bots.")
+    b.add_argument("--players", type=int, choices=(2, 4), default=2,
+                   help="the bots of 2-player (default) or 4-player tables (arena --players 4)")
     bench_commands.add_parsers(sub)
     for name, command in sorted(plugin_commands().items()):
         summary = (command.__doc__ or name).strip().splitlines()[0].split(": ", 1)[-1]
@@ -269,7 +274,7 @@ def _command(args: argparse.Namespace) -> int:
         if args.command == "arena":
             return _arena(args)
         if args.command == "bots":
-            print(describe_agents())
+            print(describe_four_agents() if args.players == TEAM_SIZE else describe_agents())
             return 0
         if args.command == "replay":
             return _replay(args)

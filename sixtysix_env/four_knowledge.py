@@ -164,13 +164,18 @@ def resample_four(state: FourState, seat: int, rng: int | random.Random | Any | 
     return sample_four(view_four(state, seat), rng)
 
 
+def _tricks(n: int) -> str:
+    return f"{n} trick" if n == 1 else f"{n} tricks"
+
+
 def describe(v: FourView) -> str:
     """A text table of one seat's view (the AEC env's renders)."""
     rel = ["me", "left", "partner", "right"]
     lines = [
         f"four-player Sixty-Six, {FOUR_IDS[v.player]} (team {v.team}); trumps {CARD_NAMES[v.trump_card]} "
         f"(dealer {FOUR_IDS[v.dealer]}); match {v.match_scores[0]}-{v.match_scores[1]}",
-        f"scores: team 0 {v.scores[0]} ({v.tricks[0]} tricks), team 1 {v.scores[1]} ({v.tricks[1]} tricks)",
+        f"scores: team 0 {v.scores[0]} ({_tricks(v.tricks[0])}), "
+        f"team 1 {v.scores[1]} ({_tricks(v.tricks[1])})",
     ]
     for k in range(N_SEATS):
         s = (v.player + k) & 3

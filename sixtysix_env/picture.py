@@ -105,10 +105,14 @@ def _talon(d: ImageDraw.ImageDraw, t: Any) -> None:
     d.text((x, y + CARD_H + 22), label, font=_font(15), fill=WHITE)
 
 
+def _tricks(n: int) -> str:
+    return f"{n} trick" if n == 1 else f"{n} tricks"
+
+
 def _player_label(t: Any, p: int) -> str:
     me = " (you)" if t.side == p else ""
     dealer = ", dealer" if t.dealer == p else ""
-    return f"{PLAYER_IDS[p]}{me}{dealer}: {t.scores[p]} points, {t.tricks[p]} tricks"
+    return f"{PLAYER_IDS[p]}{me}{dealer}: {t.scores[p]} points, {_tricks(t.tricks[p])}"
 
 
 def _status(t: Any) -> tuple[str, str]:

@@ -125,6 +125,11 @@ def _hand_line(t: Table, p: int) -> str:
     return f"{name}: {t.hand_sizes[p]} cards, known: {' '.join(names_of(t.known[p])) or '-'}"
 
 
+def _tricks(n: int) -> str:
+    """``"1 trick"``, ``"2 tricks"``."""
+    return f"{n} trick" if n == 1 else f"{n} tricks"
+
+
 def render_text(t: Table) -> str:
     """The table as text (the ``ansi`` and ``human`` modes)."""
     if not isinstance(t, Table):
@@ -144,7 +149,7 @@ def render_text(t: Table) -> str:
     if t.marriage_suit >= 0:
         table += f" (marriage in {SUIT_NAMES[t.marriage_suit]} shown)"
     lines.append(f"table: {table}")
-    scores = (f"{PLAYER_IDS[q]} {t.scores[q]} ({t.tricks[q]} tricks)" for q in (0, 1))
+    scores = (f"{PLAYER_IDS[q]} {t.scores[q]} ({_tricks(t.tricks[q])})" for q in (0, 1))
     lines.append("score: " + ", ".join(scores))
     legal = actions_of(t.legal_mask)
     if legal:

@@ -28,6 +28,13 @@ REASON_TEXT = {
     "last_trick": "all tricks played, {w} has more points",
     "drawn": "all tricks played, equal points: nobody scores, the same dealer deals again",
 }
+# A deal won by reaching 66 with a trick, no declaration made: the presets that check 66
+# after every trick (schnapsen-pkg, docs/rules-variants.md V4.6) and those whose last trick
+# ends the deal (kawu, schnapsen) score it as a declaration (the same engine reason).
+REACHED_TEXT = {
+    "declared": "{w} reached 66: an automatic win",
+    "closer_beaten": "{w} reached 66 after {l} closed the talon: an automatic win",
+}
 
 
 @dataclass(frozen=True)
@@ -88,17 +95,20 @@ class Narrator:
             return f"You draw {mine}, {self.bot} draws; talon {after.stock}"
         return f"{self.bot} draws, you draw {mine}; talon {after.stock}"
 
-    def deal_result(self, res: Any, deal_no: int, game_over: str | None) -> DealResult:
-        """A finished deal for the frames (``game_over``: the end text when the game ended too)."""
+    def deal_result(self, res: Any, deal_no: int, game_over: str | None,
+                    declared: bool = True) -> DealResult:
+        """A finished deal for the frames (``game_over``: the end text when the game ended too;
+        ``declared``: False when the move that ended it was no declaration, so a win by 66 was
+        automatic)."""
         me, opp = self.seat, 1 - self.seat
         w = res.winner
         return DealResult(
             deal=deal_no, winner=None if w is None else self.who(w), game_points=res.game_points,
             reason=res.reason, scores=DealScores(you=res.scores[me], opponent=res.scores[opp]),
-            text=self.result_text(res, deal_no, game_over), match_over=game_over is not None,
+            text=self.result_text(res, deal_no, game_over, declared), match_over=game_over is not None,
         )
 
-    def result_text(self, res: Any, deal_no: int, game_over: str | None) -> str:
+    def result_text(self, res: Any, deal_no: int, game_over: str | None, declared: bool = True) -> str:
         me, opp = self.seat, 1 - self.seat
         w = res.winner
         if w is None:
@@ -106,7 +116,7 @@ class Narrator:
         else:
             who = "You win" if w == me else f"{self.bot} wins"
             head = f"Deal {deal_no}: {who} {res.game_points} game point{'s' if res.game_points > 1 else ''}"
-        why = REASON_TEXT[res.reason]
+        why = REASON_TEXT[res.reason] if declared else REACHED_TEXT.get(res.reason, REASON_TEXT[res.reason])
         if w is not None:
             why = why.format(w=self.name(w), l=self.name(1 - w))
         text = f"{head} ({why}; points {res.scores[me]}:{res.scores[opp]})"
@@ -128,4 +138,4 @@ class Narrator:
         return f"{won} the match · you {ms[self.seat]} : {self.bot} {ms[1 - self.seat]}"
 
 
-__all__ = ["REASON_TEXT", "Narrator"]
+__all__ = ["REACHED_TEXT", "REASON_TEXT", "Narrator"]

@@ -40,6 +40,7 @@ from agents.forfeits import EXCEPTION, ILLEGAL, RESIGNED
 from agents.record import GameRecord
 from agents.registry import check_plays
 from sixtysix_env import PlayerView, view
+from sixtysix_env.actions import DECLARE
 from sixtysix_env.engine import LEAD, OVER, PLAYER_IDS
 from sixtysix_env.episodes import check_episode
 from sixtysix_env.seeding import derive_seed
@@ -293,17 +294,18 @@ class Session:
         if state.result is None:
             frames = [self.frame(after, deal_no)]
         else:
-            frames = self._end_deal(state, after, deal_no)
+            frames = self._end_deal(state, after, deal_no, declared=action == DECLARE)
         self.frames.extend(frames)
         return frames
 
-    def _end_deal(self, state: Any, after: PlayerView, deal_no: int) -> list[Frame]:
-        """Record the deal just finished; the frames of its end and of the next deal's start."""
+    def _end_deal(self, state: Any, after: PlayerView, deal_no: int, declared: bool = True) -> list[Frame]:
+        """Record the deal just finished (``declared``: ended by a declaration, not by a
+        trick that reached 66); the frames of its end and of the next deal's start."""
         self.record.add_deal(self._raw.infos[PLAYER_IDS[0]]["deal_result"])
         if self._raw.terminations[PLAYER_IDS[0]]:
             self._finish()
         game_over = self.narrator.game_over(self.record) if self._finished else None
-        result = self.narrator.deal_result(state.result, deal_no, game_over)
+        result = self.narrator.deal_result(state.result, deal_no, game_over, declared)
         self.deal_results.append(result)
         self._event(None, None, result["text"], deal_no)
         frames = [self.frame(after, deal_no)]

@@ -14,6 +14,21 @@ from .search import FourSearchAgent
 FOUR_AGENTS = ("random", "heuristic", "search")
 
 
+FOUR_HELP = {
+    "random": "uniform over the legal actions",
+    "heuristic": "rules of thumb: declare at 66, show marriages, lead aces, feed a winning partner",
+    "search": "PIMC: N sampled deals per legal action (default 12), played out by the heuristic",
+}
+
+
+def describe_four_agents() -> str:
+    """Help text: every four-player bot spec (``sixtysix bots --players 4``)."""
+    specs = {"random": "random", "heuristic": "heuristic", "search": "search[:N]"}
+    lines = [f"  {specs[name]:<12} - {FOUR_HELP[name]}" for name in FOUR_AGENTS]
+    return ("four-player bots (sixtysix arena --players 4 A B; docs/rules-four.md);\n"
+            "one spec plays both partners of a team:\n" + "\n".join(lines))
+
+
 def make_four_agent(spec: str, seed: int | None = None) -> Any:
     """A four-player bot from a spec: ``random``, ``heuristic``, ``search`` or ``search:N`` (N worlds)."""
     name, _, arg = str(spec).partition(":")
@@ -30,5 +45,5 @@ def make_four_agent(spec: str, seed: int | None = None) -> Any:
     raise ValueError(f"unknown four-player bot {spec!r}: choose one of {', '.join(FOUR_AGENTS)} (search:N)")
 
 
-__all__ = ["FOUR_AGENTS", "FourHeuristicAgent", "FourRandomAgent", "FourSearchAgent", "heuristic_action",
-           "make_four_agent"]  # fmt: skip
+__all__ = ["FOUR_AGENTS", "FOUR_HELP", "FourHeuristicAgent", "FourRandomAgent", "FourSearchAgent",
+           "describe_four_agents", "heuristic_action", "make_four_agent"]  # fmt: skip

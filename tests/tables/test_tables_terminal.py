@@ -12,7 +12,7 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
-PROMPT = r"Your move \(number, card"
+PROMPT = r"Your move \(number"  # then the kinds of move legal now (tables.terminal.prompt_text)
 MOVE = re.compile(r"(\d+)\) (.+?)(?=\s{2,}\d+\) |\s*$)")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
