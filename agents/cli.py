@@ -97,6 +97,24 @@ COMMANDS_GROUP = "sixtysix.commands"
 BUILT_IN = ("arena", "replay", "bots")
 
 
+def _add_replay_and_bots(sub: Any) -> None:
+    """The ``replay`` and ``bots`` commands' parsers."""
+    r = sub.add_parser(
+        "replay", help="replay a recorded game move by move",
+        description="Re-run a game of an arena results file through the environment and print it.",
+        epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    r.add_argument("results", metavar="RESULTS", help="a JSONL results file written by 'sixtysix arena'")
+    r.add_argument("--game", type=int, required=True, help="game index (as in the file)")
+    r.add_argument("--brief", action="store_true", help="one line per action instead of the table picture")
+
+    b = sub.add_parser("bots", help="list every bot spec this installation knows (built-in and plug-ins)",
+                       description="List the bot specs: two-player bots (default) or, with --players 4, "
+                                   "the four-player partnership bots.")
+    b.add_argument("--players", type=int, choices=(2, 4), default=2,
+                   help="the bots of 2-player (default) or 4-player tables (arena --players 4)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sixtysix", description="Sixty-Six (Sechsundsechzig): bot arena, replays, and tables to play at."
@@ -159,20 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="let --json/--markdown/--png overwrite existing files")
     a.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
 
-    r = sub.add_parser(
-        "replay", help="replay a recorded game move by move",
-        description="Re-run a game of an arena results file through the environment and print it.",
-        epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    r.add_argument("results", metavar="RESULTS", help="a JSONL results file written by 'sixtysix arena'")
-    r.add_argument("--game", type=int, required=True, help="game index (as in the file)")
-    r.add_argument("--brief", action="store_true", help="one line per action instead of the table picture")
-
-    b = sub.add_parser("bots", help="list every bot spec this installation knows (built-in and plug-ins)",
-                       description="List the bot specs: two-player bots (default) or, with --players 4, "
-                                   "the four-player partnership bots.")
-    b.add_argument("--players", type=int, choices=(2, 4), default=2,
-                   help="the bots of 2-player (default) or 4-player tables (arena --players 4)")
+    _add_replay_and_bots(sub)
     bench_commands.add_parsers(sub)
     for name, command in sorted(plugin_commands().items()):
         summary = (command.__doc__ or name).strip().splitlines()[0].split(": ", 1)[-1]
