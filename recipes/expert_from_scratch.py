@@ -83,7 +83,7 @@ def steps(runs: str = "runs", out: str = f"runs/{OUT}", selfplay_steps: int = SE
               f"init={warm}"), inputs=(warm,), outputs=(last,), resume=last),
         Step(("python", "-m", "training.curve", p3), inputs=(last,), outputs=(curve,)),
         *phase4(last, p4, out, distill_deals),
-        Step(("python", "-m", "agents.cli", "arena", bot, "pimc", "--games", "400", "--workers", "2",
+        Step(("python", "-m", "sixtysix_cli", "arena", bot, "pimc", "--games", "400", "--workers", "2",
               "--seed", "1", "--results", results), inputs=(out,), outputs=(results,), resume=results),
     ]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.cli import main
+from sixtysix_cli import main
 from agents.four import FOUR_AGENTS, make_four_agent
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SIXTYSIX = [sys.executable, "-m", "agents.cli"]
+SIXTYSIX = [sys.executable, "-m", "sixtysix_cli"]
 
 
 @pytest.mark.parametrize("argv", [

@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = (ROOT / "pyproject.toml").read_text()
-PACKAGES = ("sixtysix_env", "agents", "training", "tables")
+PACKAGES = ("sixtysix_env", "agents", "training", "tables", "sixtysix_cli")
 
 
 def table(name: str) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents.cli import build_parser
+from sixtysix_cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -2,7 +2,7 @@
 
 import sys
 
-from agents.cli import main
+from sixtysix_cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["arena", *sys.argv[1:]]))

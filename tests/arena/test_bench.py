@@ -16,7 +16,7 @@ import pytest
 from agents.bench import BenchOptions, bench, fit_rating, load_ladder
 from agents.bench.ladder import RUNGS
 from agents.bench.run import rung_file
-from agents.cli import main
+from sixtysix_cli import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "external"))
 from external_helpers import wait_gone  # noqa: E402

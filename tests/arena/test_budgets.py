@@ -15,7 +15,7 @@ from agents.arena.records import ResultsFileError
 from agents.bench import BenchOptions, bench
 from agents.bench.budgets import BudgetOptions, Cell, check_budgets, plan, run_budgets
 from agents.bench.run import rung_file
-from agents.cli import main
+from sixtysix_cli import main
 from agents.play import play_game
 from agents.random_agent import RandomAgent
 

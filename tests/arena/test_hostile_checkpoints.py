@@ -23,7 +23,7 @@ class Payload:
 
 
 def _arena(tmp_path: Path, spec: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "agents.cli", "arena", "random", spec, "--games", "2", "--unit", "deal",
+    cmd = [sys.executable, "-m", "sixtysix_cli", "arena", "random", spec, "--games", "2", "--unit", "deal",
            "--no-progress"]
     return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)

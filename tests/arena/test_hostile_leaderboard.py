@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agents.bench.run import rating_of
-from agents.cli import main
+from sixtysix_cli import main
 
 ROWS = [{"rung": "random", "rung_elo": 0.0, "games": 4, "a_wins": 3, "b_wins": 1, "draws": 0, "a_forfeits": 0,
          "b_forfeits": 1, "a_forfeit_kinds": {"time": 0, "crash": 0, "illegal": 0, "protocol": 0},

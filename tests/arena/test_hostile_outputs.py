@@ -18,7 +18,7 @@ from agents.arena import ArenaOptions
 from agents.arena.sprt import sprt_settings
 
 ROOT = Path(__file__).resolve().parents[2]
-ARENA = ["-m", "agents.cli", "arena", "random", "random", "--games", "2", "--unit", "deal", "--no-progress"]
+ARENA = ["-m", "sixtysix_cli", "arena", "random", "random", "--games", "2", "--unit", "deal", "--no-progress"]
 
 
 def fails(argv: list[str], needle: str, cwd: Path = ROOT) -> str:
@@ -58,7 +58,7 @@ def test_arena_refuses_outputs_it_could_not_write_before_any_game(tmp_path: Path
 def test_leaderboard_refuses_a_fifo_markdown_even_with_force(tmp_path: Path) -> None:
     fifo = tmp_path / "board.md"
     os.mkfifo(fifo)
-    fails(["-m", "agents.cli", "leaderboard", str(tmp_path), "--markdown", str(fifo), "--force"],
+    fails(["-m", "sixtysix_cli", "leaderboard", str(tmp_path), "--markdown", str(fifo), "--force"],
           "exists and is not a regular file")
 
 
@@ -105,9 +105,9 @@ def test_calibrate_checks_its_out_before_the_round_robin(tmp_path: Path) -> None
 def test_an_empty_path_is_no_default(tmp_path: Path) -> None:
     """``--out ''`` would bench into the default folder, ``--results ''`` fail only when opened."""
     fails([*ARENA, "--results", ""], "--results PATH must name a file, got ''", cwd=tmp_path)
-    fails(["-m", "agents.cli", "bench", "random", "--out", ""], "--out '' is empty", cwd=tmp_path)
+    fails(["-m", "sixtysix_cli", "bench", "random", "--out", ""], "--out '' is empty", cwd=tmp_path)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    fails(["-m", "agents.cli", "bench", "random", "--out", str(fifo)], "exists and is not a folder",
+    fails(["-m", "sixtysix_cli", "bench", "random", "--out", str(fifo)], "exists and is not a folder",
           cwd=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]

@@ -82,7 +82,7 @@ def test_a_results_path_that_is_no_regular_file_is_one_line_at_once(tmp_path, ki
         path.symlink_to("/dev/zero")
     arena = ["arena", "random", "random", "--games", "2", "--unit", "deal", "--no-progress", "--results"]
     for cmd in ([*arena, str(path)], [*arena, str(path), "--resume"], ["replay", str(path), "--game", "0"]):
-        r = subprocess.run([sys.executable, "-m", "agents.cli", *cmd], capture_output=True, text=True,
+        r = subprocess.run([sys.executable, "-m", "sixtysix_cli", *cmd], capture_output=True, text=True,
                            timeout=60, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
         assert r.returncode == 2 and r.stderr.strip().splitlines() == [
             f"sixtysix {cmd[0]}: error: {path}: not a regular file, not a results file"]

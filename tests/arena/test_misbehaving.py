@@ -153,7 +153,7 @@ KILL_GAMES = 6000  # random vs random: a few seconds with 2 workers, so the kill
 
 
 def _arena(path, json_path, *extra):
-    return [sys.executable, "-m", "agents.cli", "arena", "random", "random", "--games", str(KILL_GAMES),
+    return [sys.executable, "-m", "sixtysix_cli", "arena", "random", "random", "--games", str(KILL_GAMES),
             "--workers", "2", "--no-progress", "--seed", "0", "--results", str(path), "--json",
             str(json_path), *extra]
 

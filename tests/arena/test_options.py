@@ -12,7 +12,7 @@ from agents.arena.records import as_played
 from agents.arena.runner import InProcess, Setup, play_missing
 from agents.arena.schedule import schedule
 from agents.arena.sprt import SequentialStop, SprtSettings
-from agents.cli import FLAGS, build_parser
+from sixtysix_cli.main import FLAGS, build_parser
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_cli_flags_use_the_arena_checks():
 
 
 def test_arena_does_not_import_the_cli():
-    code = "import sys, agents.arena; assert 'agents.cli' not in sys.modules"
+    code = "import sys, agents.arena; assert 'sixtysix_cli' not in sys.modules"
     assert subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parent).returncode == 0
 
 

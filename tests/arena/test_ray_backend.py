@@ -6,7 +6,7 @@ import pytest
 
 from agents.arena import read_results, round_robin
 from agents.arena.records import as_played
-from agents.cli import main
+from sixtysix_cli import main
 
 ray = pytest.importorskip("ray", reason="the Ray arena backend needs ray: pip install -e '.[ray]'")
 

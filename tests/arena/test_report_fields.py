@@ -13,7 +13,7 @@ import pytest
 from agents.arena import read_results, round_robin
 from agents.arena.api import bot_kind
 from agents.arena.records import ConditionsMismatchError, open_results
-from agents.cli import main
+from sixtysix_cli import main
 from agents.protocol import sandbox
 from agents.protocol.cgroups import metering
 from agents.random_agent import RandomAgent

@@ -15,7 +15,7 @@ import pytest
 from agents.arena.records import read_results
 from agents.arena.teams import team_match
 from agents.arena.verify import team_line_problem
-from agents.cli import main as cli
+from sixtysix_cli import main as cli
 from agents.four.match import deal_of
 
 TEAMS = ["heuristic", "random"]

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("sixtysix_env", "agents", "training", "tables")
-LAYERS = {"sixtysix_env": 0, "agents": 1, "training": 2, "tables": 2}  # a package imports only lower layers
+PACKAGES = ("sixtysix_env", "agents", "training", "tables", "sixtysix_cli")
+# a package imports only lower layers; a ``__main__`` module is a program (``python -m ...``), which nothing
+# imports: it may call the command line above it
+LAYERS = {"sixtysix_env": 0, "agents": 1, "training": 2, "tables": 2, "sixtysix_cli": 3}
 # standard library only
 PURE_RULES = (
     "cards", "actions", "engine", "scoring", "knowledge", "deals", "seeding", "variants", "variant_rules",
@@ -83,7 +85,7 @@ def test_no_module_imports_a_module_that_imports_it_back():
 
 def test_imports_point_down_the_layers():
     up = [(a, b) for a, deps in GRAPH.items() for b in deps
-          if LAYERS[b.split(".")[0]] > LAYERS[a.split(".")[0]]]
+          if LAYERS[b.split(".")[0]] > LAYERS[a.split(".")[0]] and not a.endswith(".__main__")]
     assert not up, f"imports pointing up: {up}"
 
 

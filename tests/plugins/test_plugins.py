@@ -11,7 +11,7 @@ from external.external_helpers import NO_NODE, NODE, NODE_BOT, PY_BOT
 
 from agents import describe_agents, make_agent, parse_spec
 from agents.arena import read_results, round_robin
-from agents.cli import main as cli
+from sixtysix_cli import main as cli
 
 HERE = Path(__file__).resolve().parent
 FILE_BOT = '''

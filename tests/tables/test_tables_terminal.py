@@ -94,7 +94,7 @@ def test_a_whole_match_in_a_terminal(tmp_path):
         child.close()
     assert child.exitstatus == 0
     assert hinted and refused and typed["card"] >= 3 and typed["number"] >= 3, typed
-    p = subprocess.run([sys.executable, "-m", "agents.cli", "replay", str(records), "--game", str(index)],
+    p = subprocess.run([sys.executable, "-m", "sixtysix_cli", "replay", str(records), "--game", str(index)],
                        capture_output=True, text=True, env=env, timeout=60)
     assert p.returncode == 0, p.stderr
     head = f"game {index}: human (player_0) vs heuristic (player_1), a match to 7, seed 4"

@@ -175,7 +175,7 @@ def test_a_restart_loses_no_finished_game(tmp_path):
     finally:
         proc.kill()
         proc.wait()
-    p = subprocess.run([sys.executable, "-m", "agents.cli", "replay", os.path.join(data, "games.jsonl"),
+    p = subprocess.run([sys.executable, "-m", "sixtysix_cli", "replay", os.path.join(data, "games.jsonl"),
                         "--game", "0", "--brief"], capture_output=True, text=True, env=env, timeout=60)
     assert p.returncode == 0 and "result: player_" in p.stdout, p.stderr
 

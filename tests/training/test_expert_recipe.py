@@ -16,7 +16,7 @@ import torch
 import yaml
 
 from agents import checkpoint
-from agents.cli import build_parser
+from sixtysix_cli import build_parser
 from training import distill
 from training.config import Config, parse_command_line
 from training.expert.config import ExpertConfig, requested
@@ -66,7 +66,7 @@ def test_the_dry_run_prints_commands_the_tools_accept(monkeypatch):
     assert eg_fit.data == eg1.data + eg2.data and cl_fit.data == cl1.data + cl2.data  # their own rows
     assert len({str(f) for a in (eg1, eg2, cl1, cl2) for f in a.data}) == 4
     assert cl_fit.checkpoint == str(eg_fit.out) and str(cl_fit.out) == "R/expert/expert.pt"  # both kept
-    assert arena[:4] == ["python", "-m", "agents.cli", "arena"]
+    assert arena[:4] == ["python", "-m", "sixtysix_cli", "arena"]
     args = build_parser().parse_args(arena[3:])
     assert args.games == 400 and args.bots == ["ppo:R/expert/expert.pt,assist=rules", "pimc"]
     assert not args.resume

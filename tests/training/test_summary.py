@@ -9,7 +9,7 @@ from types import ModuleType
 import pytest
 
 from agents import make_agent
-from agents.cli import build_parser
+from sixtysix_cli import build_parser
 from sixtysix_env.deals import deal
 from sixtysix_env.knowledge import view
 from training import curve

@@ -1,29 +1,21 @@
-"""The ``sixtysix`` command: ``arena`` (compare bots) and ``replay`` (show a recorded game)."""
+"""``sixtysix arena``: play bots against each other and rate them."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import re
-import sys
-from collections.abc import Sequence
-from importlib.metadata import entry_points
 from typing import Any
 
-from .arena import ArenaOptions, OptionError, replay, round_robin, team_match
-from .arena.corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN
-from .arena.fairness import MachineTooBusy
-from .arena.options import BACKENDS
-from .arena.outputs import check_outputs
-from .arena.teams import TEAM_SIZE
-from .argtypes import positive_int, positive_seconds
-from .bench import commands as bench_commands
-from .four import describe_four_agents
-from .lifetime import sigterm_interrupts
-from .play import CLOCKS, UNITS
-from .protocol.sandbox import protect
-from .registry import describe_agents
+from agents.arena import ArenaOptions, OptionError, round_robin, team_match
+from agents.arena.corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN
+from agents.arena.options import BACKENDS
+from agents.arena.outputs import check_outputs
+from agents.arena.teams import TEAM_SIZE
+from agents.argtypes import positive_int, positive_seconds
+from agents.play import CLOCKS, UNITS
+from agents.protocol.sandbox import protect
+from agents.registry import describe_agents
 
 # How the arena's options are spelled on the command line, for OptionError messages.
 FLAGS = {
@@ -75,13 +67,6 @@ corrected points per deal (P0, P1 in game points per deal, e.g. --sprt 0,0.2)
 instead of Elo. See docs/variance.md.
 """
 
-REPLAY_EPILOG = """\
-examples:
-  sixtysix replay runs/rr.jsonl --game 0
-  sixtysix replay runs/rr.jsonl --game 7 --brief     # one line per action
-"""
-
-
 def _elo_pair(text: str) -> tuple[float, float]:
     parts = text.split(",")
     try:
@@ -93,33 +78,9 @@ def _elo_pair(text: str) -> tuple[float, float]:
     return elo0, elo1
 
 
-COMMANDS_GROUP = "sixtysix.commands"
-BUILT_IN = ("arena", "replay", "bots")
 
-
-def _add_replay_and_bots(sub: Any) -> None:
-    """The ``replay`` and ``bots`` commands' parsers."""
-    r = sub.add_parser(
-        "replay", help="replay a recorded game move by move",
-        description="Re-run a game of an arena results file through the environment and print it.",
-        epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    r.add_argument("results", metavar="RESULTS", help="a JSONL results file written by 'sixtysix arena'")
-    r.add_argument("--game", type=int, required=True, help="game index (as in the file)")
-    r.add_argument("--brief", action="store_true", help="one line per action instead of the table picture")
-
-    b = sub.add_parser("bots", help="list every bot spec this installation knows (built-in and plug-ins)",
-                       description="List the bot specs: two-player bots (default) or, with --players 4, "
-                                   "the four-player partnership bots.")
-    b.add_argument("--players", type=int, choices=(2, 4), default=2,
-                   help="the bots of 2-player (default) or 4-player tables (arena --players 4)")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="sixtysix", description="Sixty-Six (Sechsundsechzig): bot arena, replays, and tables to play at."
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+def add_parser(sub: Any) -> None:
+    """Add ``arena`` to the ``sixtysix`` subcommands."""
     a = sub.add_parser(
         "arena", help="play bots against each other and rate them",
         description="Head-to-head (two bots) or round robin (three or more), with statistics.",
@@ -177,24 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="let --json/--markdown/--png overwrite existing files")
     a.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
 
-    _add_replay_and_bots(sub)
-    bench_commands.add_parsers(sub)
-    for name, command in sorted(plugin_commands().items()):
-        summary = (command.__doc__ or name).strip().splitlines()[0].split(": ", 1)[-1]
-        c = sub.add_parser(name, help=summary,
-                           description=command.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-        command.add_arguments(c)
-    return parser
 
-
-def plugin_commands() -> dict[str, Any]:
-    """Subcommands that installed packages add (entry-point group ``sixtysix.commands``):
-    a module with ``add_arguments(parser)`` and ``main(args) -> int`` (``tables`` adds
-    ``play`` and ``serve``). Found by name, so this package imports none of them."""
-    return {ep.name: ep.load() for ep in entry_points(group=COMMANDS_GROUP) if ep.name not in BUILT_IN}
-
-
-def _arena(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Run ``sixtysix arena``: a round robin, or with ``--players 4`` a team match."""
     options = ArenaOptions(
         games=args.games, unit=args.unit, seed=args.seed, duplicate=args.duplicate, workers=args.workers,
         backend=args.backend, address=args.address, clock=args.clock, sandbox=args.sandbox,
@@ -240,64 +186,3 @@ def _write(path: str, text: str) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-
-
-def _replay(args: argparse.Namespace) -> int:
-    for line in replay(args.results, args.game, board=not args.brief):
-        print(line)
-    return 0
-
-
-def _glue_negative_sprt(argv: list[str]) -> list[str]:
-    """``--sprt -20,20`` -> ``--sprt=-20,20`` (argparse takes ``-20,20`` for an option)."""
-    out: list[str] = []
-    i = 0
-    while i < len(argv):
-        if argv[i] == "--":
-            out += argv[i:]
-            break
-        if argv[i] == "--sprt" and i + 1 < len(argv) and re.fullmatch(r"-[\d.][^,]*,.*", argv[i + 1]):
-            out.append(f"--sprt={argv[i + 1]}")
-            i += 2
-            continue
-        out.append(argv[i])
-        i += 1
-    return out
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``sixtysix`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(_glue_negative_sprt(sys.argv[1:] if argv is None else list(argv)))
-    with sigterm_interrupts():  # SIGTERM stops as Ctrl-C does: pools shut down, the message below
-        return _command(args)
-
-
-def _command(args: argparse.Namespace) -> int:
-    """Run the parsed command; a bad input is a one-line error (exit 2), Ctrl-C exits 130."""
-    try:
-        if args.command == "arena":
-            return _arena(args)
-        if args.command == "bots":
-            print(describe_four_agents() if args.players == TEAM_SIZE else describe_agents())
-            return 0
-        if args.command == "replay":
-            return _replay(args)
-        if args.command in bench_commands.COMMANDS:
-            return bench_commands.main(args)
-        return plugin_commands()[args.command].main(args)
-    except BrokenPipeError:  # output piped into `head`: stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except (ValueError, OSError, MachineTooBusy) as e:
-        flags = {**FLAGS, **bench_commands.FLAGS} if args.command in bench_commands.COMMANDS else FLAGS
-        message = e.spelled(flags) if isinstance(e, OptionError) else str(e)
-        print(f"sixtysix {args.command}: error: {message}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted; finished games are in the results file (continue with --resume)", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
