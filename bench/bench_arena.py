@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 
 from agents.arena import head_to_head
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 from agents.play import make_env, play_game
 from agents.random_agent import RandomAgent
 

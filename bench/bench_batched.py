@@ -21,7 +21,7 @@ disturbs much less than the wall-clock rate.
 from __future__ import annotations
 
 # isort: off
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 import training.threads  # noqa: F401 - first: torch's threads must not spin (training/threads.py)
 # isort: on
 import argparse

@@ -23,7 +23,7 @@ from collections import Counter
 
 import torch
 
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 from sixtysix_env.batched.check import differential
 
 

@@ -36,7 +36,7 @@ import time
 import numpy as np
 
 from agents import make_agent
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 from agents.guide_net import load_guide
 from agents.play import decide, play_deal
 from agents.rules import obvious_action

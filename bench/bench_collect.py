@@ -16,7 +16,7 @@ step when on, is not included).
 from __future__ import annotations
 
 # isort: off
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 import training.threads  # noqa: F401 - first: torch's threads must not spin (training/threads.py)
 # isort: on
 import argparse

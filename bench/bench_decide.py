@@ -17,7 +17,7 @@ import statistics
 import time
 
 from agents import make_agent
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 from agents.play import play_deal
 from sixtysix_env.deals import deal
 from sixtysix_env.engine import State

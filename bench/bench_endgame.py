@@ -17,7 +17,7 @@ import argparse
 import random
 
 from agents import make_agent
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 from agents.base import Agent
 from agents.play import play_deal
 from agents.search.solver import Solver

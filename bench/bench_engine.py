@@ -23,7 +23,7 @@ import random
 import statistics
 import time
 
-from agents.argtypes import positive_int, positive_seconds
+from agents.arena.argtypes import positive_int, positive_seconds
 from sixtysix_env.actions import DECLARE
 from sixtysix_env.deals import deal
 

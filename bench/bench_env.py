@@ -14,7 +14,7 @@ import random
 import statistics
 import time
 
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 from sixtysix_env.aec import env
 
 

@@ -22,7 +22,7 @@ in the value loss.
 from __future__ import annotations
 
 # isort: off
-from agents.argtypes import count_or_zero, positive_int, positive_number
+from agents.arena.argtypes import count_or_zero, positive_int, positive_number
 import training.threads  # noqa: F401 - first: torch's threads must not spin (training/threads.py)
 # isort: on
 import argparse

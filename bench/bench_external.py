@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from agents import make_agent
-from agents.argtypes import count_or_zero, positive_int
+from agents.arena.argtypes import count_or_zero, positive_int
 from agents.protocol.messages import decode, encode, parse_action, request_message
 from agents.rules import rollout_action
 from sixtysix_env.deals import deal

@@ -15,7 +15,7 @@ import os
 import random
 import time
 
-from agents.argtypes import positive_int, positive_seconds
+from agents.arena.argtypes import positive_int, positive_seconds
 from agents.four.match import duplicate
 from sixtysix_env.four_deals import deal_four
 

@@ -16,7 +16,7 @@ import argparse
 import time
 
 from agents.arena import PairingStats, head_to_head
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 
 LADDER = (("heuristic", "random"), ("pimc", "heuristic"), ("ismcts", "pimc"), ("ismcts", "heuristic"))
 

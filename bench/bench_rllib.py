@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 
 # ray[rllib] is imported only once the arguments are read: --help and a bad option need no rllib
 

@@ -23,7 +23,7 @@ import tempfile
 import time
 
 import sixtysix_env.deals as new_deals
-from agents.argtypes import positive_int, positive_seconds
+from agents.arena.argtypes import positive_int, positive_seconds
 
 # The rules modules a deal needs; those a revision lacks are skipped (older revisions have fewer).
 MODULES = (

@@ -17,7 +17,7 @@ import time
 import numpy as np
 import torch
 
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 from sixtysix_env import SixtySixGymEnv
 
 # MaskablePPO's settings for this benchmark: a deal's reward comes at its end, so no discount

@@ -17,7 +17,7 @@ import os
 import random
 import time
 
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 from agents.schnapsen_pkg import Mismatch, compare_deal
 
 

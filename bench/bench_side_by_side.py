@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE = re.compile(r"([\d,]+)/s median")

@@ -15,7 +15,7 @@ import argparse
 import random
 import time
 
-from agents.argtypes import positive_int
+from agents.arena.argtypes import positive_int
 from agents.search.positions import random_position
 from agents.search.solver import solve
 from sixtysix_env.engine import LEAD

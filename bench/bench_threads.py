@@ -33,7 +33,7 @@ import sys
 import time
 from pathlib import Path
 
-from agents.argtypes import positive_int, positive_seconds
+from agents.arena.argtypes import positive_int, positive_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = {"1": (1, None), "2 spin": (2, None), "2 passive": (2, "PASSIVE")}

@@ -35,10 +35,10 @@ import time
 
 import numpy as np
 
+from agents.arena.argtypes import count_or_zero, positive_int
 from agents.arena.inputs import MAX_RESULTS_BYTES, read_regular
 from agents.arena.outputs import check_outputs
 from agents.arena.schedule import schedule
-from agents.argtypes import count_or_zero, positive_int
 from agents.evaluation.games import Estimate, check_correctable, estimate, game_points, policy_of, sampler_of
 from agents.evaluation.regression import cross_fitted
 from agents.evaluation.values import VALUE_NAMES, hand_basis, make_value

@@ -39,10 +39,10 @@ import time
 
 import numpy as np
 
+from agents.arena.argtypes import count_or_zero, positive_int
 from agents.arena.inputs import MAX_RESULTS_BYTES, read_regular
 from agents.arena.outputs import path_problem
 from agents.arena.schedule import schedule
-from agents.argtypes import count_or_zero, positive_int
 from agents.evaluation.aivat import expected_after_draw, sampled_expectation
 from agents.evaluation.games import check_correctable, game_points, policy_of, sampler_of
 from agents.evaluation.regression import cross_fitted

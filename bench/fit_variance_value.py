@@ -18,7 +18,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from agents.argtypes import non_negative_number, positive_int
+from agents.arena.argtypes import non_negative_number, positive_int
 from agents.evaluation.values import FEATURES, features, stage, terminal_value
 from agents.play import play_deal
 from agents.registry import make_agent

@@ -8,11 +8,11 @@ import os
 from typing import Any
 
 from agents.arena import ArenaOptions, OptionError, round_robin, team_match
+from agents.arena.argtypes import positive_int, positive_seconds
 from agents.arena.corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN
 from agents.arena.options import BACKENDS
 from agents.arena.outputs import check_outputs
 from agents.arena.teams import TEAM_SIZE
-from agents.argtypes import positive_int, positive_seconds
 from agents.play import CLOCKS, UNITS
 from agents.protocol.sandbox import protect
 from agents.registry import describe_agents

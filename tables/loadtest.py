@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.argtypes import checked, count_at_most
+from agents.arena.argtypes import checked, count_at_most
 
 from .loadclient import Client, Result, free_port, local_server, local_server_process, pick, play_one
 from .menu import menu_spec

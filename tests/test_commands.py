@@ -117,7 +117,7 @@ def _count_options() -> list[tuple[str, str]]:
 
 
 def test_bench_scripts_check_their_counts_with_the_shared_type():
-    """Every bench/ script's counts go through agents.argtypes (a raw type=int lets 0 or -1 through to a
+    """Every bench/ script's counts go through agents.arena.argtypes (a raw type=int lets 0 or -1 through to a
     ZeroDivisionError); bench_budget.py checks its own (it also runs under older project copies)."""
     raw_int = re.compile(r'add_argument\("--(games|deals|workers|runs|rounds|pairs|steps)", type=int')
     raw = [s.name for s in sorted((ROOT / "bench").glob("*.py"))
@@ -168,8 +168,8 @@ def test_loadtest_checks_its_arguments_before_starting_a_server(args, needle):
 
 
 def test_bench_scripts_take_no_unchecked_numbers():
-    """A raw type=float lets nan and inf through, a raw type=int any count: both go through agents.argtypes
-    (seeds are any int; bench_budget.py checks its own, see above)."""
+    """A raw type=float lets nan and inf through, a raw type=int any count: both go through
+    agents.arena.argtypes (seeds are any int; bench_budget.py checks its own, see above)."""
     raw = re.compile(r'add_argument\("(--[a-z-]+)", type=(?:int|float)\b(?!, choices)')
     scripts = [s for s in sorted((ROOT / "bench").glob("*.py")) if s.name != "bench_budget.py"]
     found = [(s.name, m.group(1)) for s in scripts for m in raw.finditer(s.read_text())

@@ -16,8 +16,8 @@ import argparse
 from pathlib import Path
 
 from agents import checkpoint
+from agents.arena.argtypes import checked, count_at_most, positive_int, positive_number
 from agents.arena.outputs import check_outputs
-from agents.argtypes import checked, count_at_most, positive_int, positive_number
 from agents.nets import MAX_WIDTH, check_hidden
 
 from .config_checks import MAX_PROCESSES

@@ -7,9 +7,9 @@ import os
 import sys
 from typing import Any
 
+from agents.arena.argtypes import positive_int
 from agents.arena.corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN
 from agents.arena.outputs import check_outputs
-from agents.argtypes import positive_int
 
 from .budget_report import markdown as budget_markdown
 from .budgets import BUDGETS, BudgetError, BudgetOptions, check_budgets, run_budgets

@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from agents.arena.options import check_positive_int, check_seconds
+from .options import check_positive_int, check_seconds
 
 
 def checked(parse: Callable[[str], Any], what: str, check: Callable[[Any], Any]) -> Callable[[str], Any]:
