@@ -1,18 +1,27 @@
 """The one interface every bot implements.
 
-A bot sees only what its player may know: a
-:class:`~sixtysix_env.knowledge.PlayerView` (own hand, public history, known
-and excluded opponent cards, the legal-action mask). Search bots plan on
-worlds drawn with :func:`sixtysix_env.knowledge.sample_state`, never on the
-true hidden state.
+A bot sees only what its seat may know: a
+:class:`~sixtysix_env.contract.GameView` (own hand, public history, the
+legal-action mask): a :class:`~sixtysix_env.knowledge.PlayerView` at a
+two-player table, a :class:`~sixtysix_env.four_knowledge.FourView` at a
+four-player one. Search bots plan on worlds drawn from their view (e.g.
+:func:`sixtysix_env.knowledge.sample_state`), never on the true hidden state.
+
+``act`` takes the contract's :class:`~sixtysix_env.contract.GameView`;
+each bot names the view type it reads in its own ``act`` (``PlayerView`` or
+``FourView``), so :class:`Agent` and :class:`BaseAgent` type the parameter
+as :data:`AnyView` (a parameter typed ``GameView`` in the protocol would
+refuse every bot that reads one kind of view: parameters are contravariant).
 """
 
 from __future__ import annotations
 
 import random
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from sixtysix_env.knowledge import PlayerView
+from sixtysix_env.contract import GameView
+
+AnyView = Any  # a GameView of either table: each bot's act names its own kind
 
 
 @runtime_checkable
@@ -28,10 +37,10 @@ class Agent(Protocol):
 
     def reset(self, seed: int | None = None) -> None: ...
 
-    def act(self, view: PlayerView) -> int: ...
+    def act(self, view: AnyView) -> int: ...
 
 
-def require_turn(view: PlayerView) -> None:
+def require_turn(view: GameView) -> None:
     """Raise a clear error when a bot is asked to act outside its turn."""
     if not view.legal_mask:
         raise ValueError(f"no legal action for player_{view.player}: it is not its turn")
@@ -49,7 +58,7 @@ class BaseAgent:
     def reset(self, seed: int | None = None) -> None:
         self.rng.seed(seed)
 
-    def act(self, view: PlayerView) -> int:  # pragma: no cover - abstract
+    def act(self, view: AnyView) -> int:  # pragma: no cover - abstract (a subclass names its view)
         raise NotImplementedError
 
     def __repr__(self) -> str:

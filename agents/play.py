@@ -1,10 +1,17 @@
-"""Play one game between two bots through the PettingZoo environment.
+"""Play one game between bots through the PettingZoo environment: two players, or four in teams.
 
-:func:`play_game` is the only place bots meet the environment in the arena,
-so whatever the arena measures is what users of ``sixtysix_env.env()`` get.
+:func:`play_table` (and :func:`play_game`, its two-player form) is the only
+place bots meet the environment in the arena, so whatever the arena measures
+is what users of ``sixtysix_env.env()`` and ``sixtysix_env.aec_four.env()``
+get. The loop is written against the game contract
+(:mod:`sixtysix_env.contract`): the same code referees a two-player game
+(seats 0 and 1) and a four-player partnership game (seats 0..3, team =
+``seat % 2``, docs/rules-four.md), where every seat has its own bot object
+and partners share nothing but what their views show.
 It also enforces fair play (docs/rules.md section 4.4): a bot that raises, returns
 an illegal action or overruns the per-move time limit loses the match at
-once by forfeit, and the :class:`GameRecord` says who and why.
+once by forfeit (at four players: for its team), and the :class:`GameRecord`
+says which seat and why.
 
 Misbehaving bots never crash the caller: anything a bot's ``reset``, ``act``
 or hook raises (``SystemExit`` from ``sys.exit()`` and other
@@ -45,8 +52,10 @@ negative, whatever a bot's ``cpu_time()`` meter reads.
 A bot's exception may name its own forfeit reason in a ``forfeit_reason``
 attribute (external bots: "timeout", "crash", "malformed", "illegal",
 "protocol"). Optional hooks, called when a bot has them (one that raises
-forfeits like ``act``): ``game_start(seat, unit, move_time)`` after ``reset``,
-``time_control(clock, move_time)`` after that, ``deal_end(deal)`` with each
+forfeits like ``act``): ``game_rules(rules)`` right after ``reset``, with the
+game's rules object (:class:`sixtysix_env.variants.Rules`, or
+:class:`sixtysix_env.four.FourRules` at a four-player table), then
+``game_start(seat, unit, move_time)``, ``time_control(clock, move_time)``, ``deal_end(deal)`` with each
 entry of ``GameRecord.deals``, and ``game_end(record)`` when the game is over
 (also after a forfeit).
 """
@@ -63,6 +72,7 @@ from typing import Any
 
 from sixtysix_env.actions import check_action, describe_action
 from sixtysix_env.aec import env as aec_env
+from sixtysix_env.aec_four import env as aec_four_env
 from sixtysix_env.engine import OVER, State
 from sixtysix_env.knowledge import PlayerView, view
 from sixtysix_env.seeding import derive_seed
@@ -87,14 +97,15 @@ from .movetime import (
     use_cpu_clock,
     wall_cap,
 )
-from .record import GameRecord
+from .record import GameRecord, deal_dict, outcome_dict
 from .search.budget import gc_paused
 
 UNITS = ("match", "deal")
+TABLES = (2, 4)  # players at a table: a two-player game, or a four-player partnership game
 
 __all__ = ["CLOCKS", "CPU", "EXCEPTION", "ILLEGAL", "TIMEOUT", "UNITS", "WALL", "GameRecord", "agent_name",
-           "check_clock", "check_move_time", "decide", "derive_seed", "make_env", "play_deal",
-           "play_game", "wall_cap"]
+           "TABLES", "check_clock", "check_move_time", "deal_entry", "decide", "derive_seed", "make_env",
+           "play_deal", "play_game", "play_table", "seat_of", "wall_cap"]
 
 
 def agent_name(agent: Any) -> str:
@@ -105,14 +116,31 @@ def agent_name(agent: Any) -> str:
         return type(agent).__name__
 
 
-def make_env(unit: str = "match", **kwargs: Any) -> Any:
-    """The wrapped PettingZoo env for a game unit ("match" or "deal")."""
+def make_env(unit: str = "match", players: int = 2, **kwargs: Any) -> Any:
+    """The wrapped PettingZoo env for a game unit ("match" or "deal") at a table of ``players``
+    (2: ``sixtysix_env.env``, which takes ``rules``; 4: the partnership game's env)."""
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
-    return aec_env(episode=unit, **kwargs)
+    if players not in TABLES:
+        raise ValueError(f"players must be one of {TABLES}, got {players!r}")
+    return aec_four_env(episode=unit, **kwargs) if players == 4 else aec_env(episode=unit, **kwargs)
 
 
-def decide(agent: Agent, v: PlayerView, state: State) -> int:
+def seat_of(raw: Any, name: str) -> int:
+    """The seat of the env's agent ``name`` (``"player_3"``: 3)."""
+    return int(raw.possible_agents.index(name))
+
+
+def deal_entry(raw: Any, before: Any) -> dict[str, Any] | None:
+    """The record entry of the deal the env's last step ended (``before``: the game state the step
+    was applied to), or None: the two-player env says so in its infos, a four-player deal in its
+    state's result."""
+    if len(raw.possible_agents) == 4:
+        return None if before.result is None else outcome_dict(before.result)
+    return deal_dict(raw.last_deal_result) if raw.infos["player_0"]["deal_over"] else None
+
+
+def decide(agent: Agent, v: Any, state: Any) -> int:
     """The bot's move: it sees its view, and the true state only if it ``requires_state`` (the oracle).
 
     The oracle gets a deep copy of the state: what it edits is its own.
@@ -154,7 +182,8 @@ def play_game(
     env: Any = None,
     clock: str = WALL,
 ) -> GameRecord:
-    """Play one game, ``agent_0`` as player_0 and ``agent_1`` as player_1.
+    """Play one two-player game, ``agent_0`` as player_0 and ``agent_1`` as player_1
+    (:func:`play_table` with two bots).
 
     ``seed`` fixes the cards (the env's ``reset(seed=...)``); bots are reset
     with ``agent_seeds`` (default: derived from ``seed`` and the seat, so
@@ -164,35 +193,76 @@ def play_game(
     another budget than its opponents'). Pass a reusable ``env`` made by :func:`make_env` for
     the same ``unit`` to save its construction per game.
     """
+    return play_table((agent_0, agent_1), seed, unit, move_time, record, agent_seeds=agent_seeds, env=env,
+                      clock=clock)
+
+
+def play_table(
+    agents: Sequence[Agent],
+    seed: int,
+    unit: str = "match",
+    move_time: float | None | tuple[float | None, ...] = None,
+    record: bool = True,
+    *,
+    agent_seeds: Sequence[int] | None = None,
+    env: Any = None,
+    clock: str = WALL,
+) -> GameRecord:
+    """Play one game with ``agents[s]`` in seat s: two bots, or four (seats 0 and 2 against 1 and 3).
+
+    As :func:`play_game`; ``move_time`` may give each seat its own limit
+    (a tuple of one per seat), and ``env`` must be one of
+    :func:`make_env` for ``len(agents)`` players. Give each seat its own bot
+    object: partners share nothing but what their views show.
+    """
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    n = len(agents)
+    if n not in TABLES:
+        raise ValueError(f"a table seats {' or '.join(map(str, TABLES))} bots, got {n}")
+    if len({id(a) for a in agents}) != n:
+        raise ValueError("give each seat its own bot object")
     try:
-        times = seat_move_times(move_time)
+        times = seat_times(move_time, n)
         check_clock(clock)
     except ValueError as e:
         raise ValueError(f"move_time/clock: {e}") from None
-    limits = (Limit(times[0], clock), Limit(times[1], clock))
+    limits = tuple(Limit(t, clock) for t in times)
+    if env is None:
+        env = make_env(unit, n)
+    if len(env.unwrapped.possible_agents) != n:
+        raise ValueError(f"env seats {len(env.unwrapped.possible_agents)} players, the game has {n} bots")
     with contextlib.redirect_stdout(sys.stderr):  # a bot's prints never reach the caller's stdout
-        return _play(agent_0, agent_1, seed, unit, limits, record, agent_seeds, env)
+        return _play(tuple(agents), seed, unit, limits, record, agent_seeds, env)
 
 
-def _play(agent_0: Agent, agent_1: Agent, seed: int, unit: str, limits: tuple[Limit, Limit], record: bool,
-          agent_seeds: tuple[int, int] | None, env: Any) -> GameRecord:
-    agents = (agent_0, agent_1)
+def seat_times(move_time: Any, seats: int) -> tuple[float | None, ...]:
+    """Each seat's per-move limit: one for all, or a tuple of one per seat (each checked)."""
+    if seats == 2:
+        return seat_move_times(move_time)
+    if isinstance(move_time, tuple):
+        if len(move_time) != seats:
+            raise ValueError(f"per-seat limits must have {seats} entries, got {len(move_time)}")
+        return tuple(check_move_time(t) for t in move_time)
+    return (check_move_time(move_time),) * seats
+
+
+def _play(agents: tuple[Agent, ...], seed: int, unit: str, limits: tuple[Limit, ...], record: bool,
+          agent_seeds: Sequence[int] | None, env: Any) -> GameRecord:
     if agent_seeds is None:
-        agent_seeds = (derive_seed(seed, "seat", 0), derive_seed(seed, "seat", 1))
+        agent_seeds = tuple(derive_seed(seed, "seat", s) for s in range(len(agents)))
     rec = GameRecord(
         seed=seed,
         unit=unit,
-        players=(agent_name(agent_0), agent_name(agent_1)),
-        agent_seeds=(int(agent_seeds[0]), int(agent_seeds[1])),
+        players=tuple(agent_name(a) for a in agents),
+        agent_seeds=tuple(int(s) for s in agent_seeds),
     )
-    if env is None:
-        env = make_env(unit)
     env.reset(seed=seed)
     raw = env.unwrapped
+    rules = raw.game_state.rules
     for seat, (agent, s, limit) in enumerate(zip(agents, agent_seeds, limits, strict=True)):
         if not (_guarded(rec, seat, raw, agent.reset, s)
+                and _guarded(rec, seat, raw, _hook, agent, "game_rules", rules)
                 and _guarded(rec, seat, raw, _hook, agent, "game_start", seat, unit, limit.seconds)
                 and _guarded(rec, seat, raw, _hook, agent, "time_control", limit.clock, limit.seconds)):
             return rec
@@ -250,21 +320,21 @@ def _reason(e: BaseException) -> str:
     return reason if isinstance(reason, str) else EXCEPTION
 
 
-def _hook_all(agents: tuple[Agent, Agent], hook: str, rec: GameRecord, raw: Any, *args: Any) -> None:
-    """Call ``hook`` (with a copy of the record, or of ``args``) on both bots; raising forfeits."""
+def _hook_all(agents: tuple[Agent, ...], hook: str, rec: GameRecord, raw: Any, *args: Any) -> None:
+    """Call ``hook`` (with a copy of the record, or of ``args``) on every bot; raising forfeits."""
     for seat, agent in enumerate(agents):
         hook_args = (copy.deepcopy(rec),) if hook == "game_end" else copy.deepcopy(args)
         _guarded(rec, seat, raw, _hook, agent, hook, *hook_args)
 
 
-def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limits: tuple[Limit, Limit],
+def _loop(env: Any, raw: Any, agents: tuple[Agent, ...], rec: GameRecord, limits: tuple[Limit, ...],
           alarms_here: bool, record: bool, meters: Meters) -> None:
     perf = time.perf_counter
     while True:
         name = raw.agent_selection
         if raw.terminations[name] or raw.truncations[name]:
             break
-        seat = 0 if name == "player_0" else 1
+        seat = seat_of(raw, name)
         v = raw.view(name)  # built for this move: the bot's own
         legal = v.legal_mask  # the loop's copy: what the bot does to its view changes nothing here
         agent, limit = agents[seat], limits[seat]
@@ -300,10 +370,13 @@ def _loop(env: Any, raw: Any, agents: tuple[Agent, Agent], rec: GameRecord, limi
         except Exception:  # noqa: BLE001 - IllegalActionError, or a hostile object's own error
             rec.lose_by_forfeit(seat, ILLEGAL, f"illegal action {_describe(action)}", _scores(raw))
             return
+        before = raw.game_state
         env.step(a)
         rec.add_move(a, record)
-        if raw.infos["player_0"]["deal_over"]:  # a deal ended in this step
-            _hook_all(agents, "deal_end", rec, raw, rec.add_deal(raw.last_deal_result))
+        entry = deal_entry(raw, before)
+        if entry is not None:  # a deal ended in this step
+            rec.deals.append(entry)
+            _hook_all(agents, "deal_end", rec, raw, entry)
             if rec.forfeit is not None:
                 return
     rec.finish(_scores(raw))
@@ -320,6 +393,6 @@ def _describe(action: Any) -> str:
 
 
 def _scores(raw: Any) -> tuple[int, int]:
-    """The match score the engine holds now."""
+    """The match score the engine holds now (per side: player, or team)."""
     ms = raw.game_state.match_scores
     return (int(ms[0]), int(ms[1]))

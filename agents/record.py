@@ -1,5 +1,10 @@
 """The record of one game, and the bookkeeping that ends it: a finish or a forfeit.
 
+One record serves both tables: a two-player game (seats 0 and 1, each its
+own side) and a four-player partnership game (seats 0..3, side = team =
+``seat % 2``, :mod:`sixtysix_env.four`). Winners, match scores and deal
+winners are sides; a forfeit names the seat that lost it, and costs its side.
+
 The arena's play loop (:func:`agents.play.play_game`), the arena's crash
 line for a bot that killed its worker (:mod:`agents.arena.runner`) and the
 tables (:class:`tables.session.Session`) all write their games as a
@@ -21,6 +26,19 @@ from .forfeits import RESIGNED, kind_of
 DETAIL_CAP = 500  # characters of a forfeit's detail kept (a bot's error text is untrusted and unbounded)
 
 
+def side_of(seat: int, seats: int) -> int:
+    """The side a seat plays for: itself at a two-player table, its team (``seat % 2``) at four."""
+    return seat % 2 if seats == 4 else seat
+
+
+def outcome_dict(result: Any) -> dict[str, Any]:
+    """A :class:`~sixtysix_env.contract.DealOutcome` (a four-player deal's result) as a record's deal
+    entry: winner as a team (0/1) or None, game points, reason, both teams' scores."""
+    return {"winner": None if result.winner is None else int(result.winner),
+            "game_points": int(result.game_points), "reason": str(result.reason),
+            "scores": [int(result.scores[0]), int(result.scores[1])]}
+
+
 def deal_dict(result: dict[str, Any]) -> dict[str, Any]:
     """The env's ``last_deal_result`` with seats as 0/1 (compact in JSON)."""
     winner = result["winner"]
@@ -37,7 +55,8 @@ def deal_dict(result: dict[str, Any]) -> dict[str, Any]:
 class GameRecord:
     """One finished game (a match to 7, or a single deal), seat by seat.
 
-    ``winner`` is the winning seat (0/1) or None for a drawn single deal;
+    ``players`` and ``agent_seeds`` have one entry per seat (2 or 4);
+    ``winner`` is the winning side (0/1: a seat, or a team at four players) or None for a drawn single deal;
     ``deals`` lists every completed deal as ``{"winner", "game_points",
     "reason", "scores"}``; ``forfeit`` is None or ``{"seat", "reason",
     "detail", "kind"}`` with reason "timeout", "exception" or "illegal", or an
@@ -52,8 +71,8 @@ class GameRecord:
 
     seed: int
     unit: str
-    players: tuple[str, str]
-    agent_seeds: tuple[int, int]
+    players: tuple[str, ...]
+    agent_seeds: tuple[int, ...]
     winner: int | None = None
     match_score: tuple[int, int] = (0, 0)
     deals: list[dict[str, Any]] = field(default_factory=list)
@@ -90,12 +109,13 @@ class GameRecord:
 
     def lose_by_forfeit(self, seat: int, reason: str, detail: str,
                         match_scores: Sequence[int] | None = None) -> None:
-        """``seat`` loses at once for ``reason`` (see :mod:`agents.forfeits`); a match keeps the
-        score reached (``match_scores``, when known), a single deal scores nothing."""
+        """``seat`` (its side: its team at four players) loses at once for ``reason`` (see
+        :mod:`agents.forfeits`); a match keeps the score reached (``match_scores``, when known), a
+        single deal scores nothing."""
         self.forfeit = {"seat": seat, "reason": reason, "detail": detail[:DETAIL_CAP]}
         if reason != RESIGNED:
             self.forfeit["kind"] = kind_of(reason)
-        self.winner = 1 - seat
+        self.winner = 1 - side_of(seat, len(self.players))
         if self.unit == "match" and match_scores is not None:
             self.match_score = (int(match_scores[0]), int(match_scores[1]))
 
@@ -123,8 +143,8 @@ class GameRecord:
         return cls(
             seed=d["seed"],
             unit=d["unit"],
-            players=(players[0], players[1]),
-            agent_seeds=(seeds[0], seeds[1]),
+            players=tuple(players),
+            agent_seeds=tuple(seeds),
             winner=d["winner"],
             match_score=(score[0], score[1]),
             deals=list(d["deals"]),

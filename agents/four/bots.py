@@ -20,8 +20,8 @@ class FourRandomAgent(BaseAgent):
 
     name = "four-random"
 
-    def act(self, view: FourView) -> int:  # type: ignore[override]
-        require_turn(view)  # type: ignore[arg-type]
+    def act(self, view: FourView) -> int:
+        require_turn(view)
         return self.rng.choice(actions_of(view.legal_mask))
 
 
@@ -57,6 +57,6 @@ class FourHeuristicAgent(BaseAgent):
 
     name = "four-heuristic"
 
-    def act(self, view: FourView) -> int:  # type: ignore[override]
-        require_turn(view)  # type: ignore[arg-type]
+    def act(self, view: FourView) -> int:
+        require_turn(view)
         return heuristic_action(view)

@@ -42,8 +42,8 @@ class FourSearchAgent(BaseAgent):
             raise ValueError(f"worlds must be >= 1, got {worlds}")
         self.worlds = worlds
 
-    def act(self, view: FourView) -> int:  # type: ignore[override]
-        require_turn(view)  # type: ignore[arg-type]
+    def act(self, view: FourView) -> int:
+        require_turn(view)
         legal = actions_of(view.legal_mask)
         if len(legal) == 1:
             return legal[0]
