@@ -156,7 +156,9 @@ class GameSummary(TypedDict):
     title: str | None  # who won, for both tables (tables.narration.Narrator.result_title)
     seed: int | None  # once the game is over, or when the person chose it
     deals: list[DealResult]
-    rules: str  # the rules preset's spec (docs/rules-variants.md)
+    rules: str  # the rules preset's spec (docs/rules-variants.md); "four" at a four-player table
+    players: int  # 2, or 4: the person and a partner bot against two bots (tables.four_session)
+    partner: str | None  # the partner bot's spec at a four-player table (``bot``: the opponents')
 
 
 class GameInfo(GameSummary):

@@ -13,6 +13,7 @@ import re
 from sixtysix_env import ACTION_NAMES, PlayerView, parse_action
 from sixtysix_env.actions import CLOSE, CONTINUE, DECLARE, EXCHANGE, MARRIAGE
 from sixtysix_env.cards import CARD_NAMES, SUIT_LETTERS, SUIT_NAMES
+from sixtysix_env.contract import GameView
 from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, FINAL, FOLLOW, LEAD, OVER
 from sixtysix_env.scoring import MARRIAGE_POINTS, TRUMP_MARRIAGE_POINTS
 
@@ -65,7 +66,7 @@ def parse_suit_word(text: str) -> int | None:
     return None
 
 
-def parse_move(v: PlayerView, text: str) -> int:
+def parse_move(v: GameView, text: str) -> int:
     """The action a person means by ``text`` in view ``v``: a card (``TH``, ``10H``, ``T♥``),
     ``marry H``, ``exchange``, ``close``, ``66``/``declare``, ``continue``/``draw``, or an
     action name (``play TH``, ``marriage H``). ``ValueError`` when the text is no move at
@@ -84,7 +85,7 @@ def parse_move(v: PlayerView, text: str) -> int:
     return action
 
 
-def _parse_words(v: PlayerView, t: str) -> int | None:
+def _parse_words(v: GameView, t: str) -> int | None:
     card = parse_card_word(t)
     if card is not None:
         return card

@@ -105,6 +105,9 @@ class Session:
     the same cards and the same bot.
     """
 
+    players = 2
+    recorded = True  # finished games are written to a record file (tables.store)
+
     def __init__(self, vs: str = "heuristic", *, seed: int | None = None, episode: str = "match",
                  seat: int | None = 0, auto_forced: bool = True, human: str = HUMAN_NAME,
                  rules: str | Rules | None = None) -> None:
@@ -358,6 +361,8 @@ class Session:
             seed=self.seed if self._finished or self.seed_chosen else None,
             deals=self.deal_results,
             rules=self.rules.spec,
+            players=2,
+            partner=None,
         )
 
     def frames_since(self, version: int) -> list[Frame]:

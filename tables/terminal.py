@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 from collections.abc import Sequence
@@ -29,72 +28,16 @@ from typing import Any, TextIO
 from sixtysix_env.actions import CONTINUE
 from sixtysix_env.engine import DRAW
 
+from .four_session import FourSession
+from .four_terminal import HELP_FOUR, prompt_four, render_four
 from .frame import Frame, Move, Side, Trick
-from .moves import SUIT_SYMBOLS, IllegalMove, parse_move
+from .moves import IllegalMove, parse_move
 from .prompts import help_text, preset_lacks, prompt_text
 from .session import Session
+from .tty import Style, columns, detect_style, move_label, visible_len
 
 DEFAULT_RECORDS = os.path.join("runs", "tables", "games.jsonl")
 MAX_DELAY = 60.0  # seconds before each bot move: more is a typo, and inf would hang the table
-_NAME = re.compile(r"\b([9JQKTA])([CSHD])\b")
-RED, BOLD, DIM, RESET = "\033[31m", "\033[1m", "\033[2m", "\033[0m"
-
-
-class Style:
-    """Cards and emphasis for one terminal: Unicode suits where the encoding has
-    them, colour where the terminal has it."""
-
-    def __init__(self, color: bool, unicode: bool) -> None:
-        self.color = color
-        self.suits = SUIT_SYMBOLS if unicode else "CSHD"
-
-    def card(self, name: str) -> str:
-        rank = "10" if name[0] == "T" else name[0]
-        suit = "CSHD".index(name[1])
-        text = rank + self.suits[suit]
-        if self.color and suit in (2, 3):
-            return RED + text + RESET
-        return text
-
-    def suit(self, letter: str) -> str:
-        s = "CSHD".index(letter)
-        text = self.suits[s]
-        return RED + text + RESET if self.color and s in (2, 3) else text
-
-    def text(self, s: str) -> str:
-        """Card names (``TH``) in ``s`` drawn as cards; suit symbols coloured."""
-        s = _NAME.sub(lambda m: self.card(m.group(0)), s)
-        if self.color:
-            s = re.sub("[♥♦]", lambda m: RED + m.group(0) + RESET, s)
-        elif self.suits != SUIT_SYMBOLS:
-            s = s.translate({ord(a): b for a, b in zip(SUIT_SYMBOLS, "CSHD", strict=True)})
-        return s
-
-    def bold(self, s: str) -> str:
-        return BOLD + s + RESET if self.color else s
-
-    def dim(self, s: str) -> str:
-        return DIM + s + RESET if self.color else s
-
-
-def detect_style(stream: TextIO, color: str) -> Style:
-    enc = getattr(stream, "encoding", None) or "ascii"
-    try:
-        SUIT_SYMBOLS.encode(enc)
-        unicode = True
-    except (UnicodeEncodeError, LookupError):
-        unicode = False
-    if color == "auto":
-        on = stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
-    else:
-        on = color == "always"
-    return Style(on, unicode)
-
-
-def move_label(m: Move, st: Style) -> str:
-    return st.card(m["card"]) if m["kind"] == "card" else st.text(m["label"])
-
-
 def render(s: Session, f: Frame, st: Style) -> str:
     """The table of frame ``f`` (what the person may see) as text."""
     you, opp = f["you"], f["opponent"]
@@ -149,29 +92,8 @@ def render(s: Session, f: Frame, st: Style) -> str:
     lines.append(st.dim("─" * 72))
     if f["legal"]:
         lines.append(" Your moves:")
-        lines += _columns([f"{i:>2}) {move_label(m, st)}" for i, m in enumerate(f["legal"], 1)], st)
+        lines += columns([f"{i:>2}) {move_label(m, st)}" for i, m in enumerate(f["legal"], 1)], st)
     return "\n".join(lines)
-
-
-def visible_len(s: str) -> int:
-    """Length on screen (colour codes take no room)."""
-    return len(re.sub(r"\033\[[0-9;]*m", "", s))
-
-
-def _columns(items: list[str], st: Style, width: int = 72) -> list[str]:
-    """Items side by side, wrapped at ``width`` visible characters."""
-    out, line, used = [], "", 0
-    for item in items:
-        visible = visible_len(item)
-        cell = max(visible + 3, 9)
-        if used and used + cell > width:
-            out.append(line.rstrip())
-            line, used = "", 0
-        line += item + " " * (cell - visible)
-        used += cell
-    if line:
-        out.append(line.rstrip())
-    return ["  " + x for x in out]
 
 
 def render_hint(h: dict[str, Any], moves: list[Move], st: Style) -> str:
@@ -197,9 +119,10 @@ def render_hint(h: dict[str, Any], moves: list[Move], st: Style) -> str:
 class TerminalTable:
     """The game loop of ``sixtysix play``."""
 
-    def __init__(self, session: Session, hint_spec: str | None, style: Style, delay: float,
+    def __init__(self, session: Session | FourSession, hint_spec: str | None, style: Style, delay: float,
                  records: str | None, out: TextIO = sys.stdout) -> None:
         self.s = session
+        self.four = session.players == 4  # the four-player table: its own drawing, help and prompt
         self.style = style
         self.delay = delay
         self.records = records
@@ -217,7 +140,7 @@ class TerminalTable:
     def events(self, pause: bool) -> None:
         """Print the moves made since the last call, one by one."""
         for e in self.s.events[self._shown_events:]:
-            if pause and e["who"] == "opponent" and self.delay:
+            if pause and e["who"] not in (None, "you") and self.delay:
                 time.sleep(self.delay)
             mark = "•" if e["who"] is None else "▸"
             self.say(f"  {mark} {self.style.text(e['text'])}")
@@ -225,10 +148,15 @@ class TerminalTable:
 
     def run(self) -> int:
         s = self.s
-        rules = "" if s.rules.spec == "german" else f", rules {s.rules.spec}"
-        self.say(self.style.bold(f"Sixty-Six against {s.bot_name}"
+        if isinstance(s, FourSession):
+            against = f"for four: you and {s.partner} against two {s.opponents}"
+            rules = ", no hints, not saved"
+        else:
+            against = f"against {s.bot_name}"
+            rules = "" if s.rules.spec == "german" else f", rules {s.rules.spec}"
+        self.say(self.style.bold(f"Sixty-Six {against}"
                                  f"{' (seed ' + str(s.seed) + ')' if s.seed_chosen else ''}{rules}. "
-                                 "Type 'help' for the moves, '?' for a hint."))
+                                 "Type 'help' for the moves" + ("." if self.four else ", '?' for a hint.")))
         deal = s.deal_number
         while not s.over:
             if s.deal_number != deal:
@@ -261,9 +189,10 @@ class TerminalTable:
         s = self.s
         if self.hinter is not None:
             self.hinter.observe(s.view)
-        self.say(render(s, s.frame(), self.style))
+        self.say(self.table())
         while True:
-            line = self._ask(prompt_text(s.legal_moves(), s.view.window))
+            moves = s.legal_moves()
+            line = self._ask(prompt_four(moves) if self.four else prompt_text(moves, s.view.window))
             if line is None:
                 return False
             cmd = line.strip()
@@ -276,10 +205,10 @@ class TerminalTable:
             if low in ("q", "quit", "exit"):
                 return False
             if low in ("h", "help"):
-                self.say(self.style.text(help_text(s.rules)))
+                self.say(self.style.text(HELP_FOUR if isinstance(s, FourSession) else help_text(s.rules)))
                 continue
             if low in ("t", "table"):
-                self.say(render(s, s.frame(), self.style))
+                self.say(self.table())
                 continue
             if low == "log":
                 for e in s.events[-12:]:
@@ -307,7 +236,9 @@ class TerminalTable:
                         continue
                     action = moves[n - 1]["action"]
                 else:
-                    missing = preset_lacks(s.rules, parse_move(s.view, cmd))
+                    missing = None
+                    if isinstance(s, Session):  # the four-player session names its missing moves itself
+                        missing = preset_lacks(s.rules, parse_move(s.view, cmd))
                     if missing:
                         self.say(f" Not allowed: {missing}. Position unchanged.")
                         continue
@@ -321,7 +252,17 @@ class TerminalTable:
             s.play(action)
             return True
 
+    def table(self) -> str:
+        """The table now, drawn for this game."""
+        s = self.s
+        if isinstance(s, FourSession):
+            return render_four(s, s.frame(), self.style)
+        return render(s, s.frame(), self.style)
+
     def _hint(self) -> None:
+        if self.four:
+            self.say(" No hints at the four-player table.")
+            return
         if self.hinter is None:
             self.say(" No hint bot (start with --hint SPEC).")
             return
@@ -336,7 +277,7 @@ class TerminalTable:
     def _finish(self) -> int:
         s = self.s
         self.events(pause=False)
-        self.say(render(s, s.frame(), self.style))
+        self.say(self.table())
         summary = s.summary()
         self.say(self.style.bold(f" Game over: {summary['title']}. Seed {summary['seed']}."))
         if not self.records:
@@ -356,6 +297,15 @@ class TerminalTable:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``sixtysix play``."""
+    parser.add_argument("--players", type=int, choices=(2, 4), default=2,
+                        help="2 (default): you against one bot; 4: you (seat 0) and a partner bot (seat 2) "
+                             "against two bots, the four-player partnership game (docs/rules-four.md; "
+                             "no hints, --vs, --rules or --seat, and the game is not saved)")
+    parser.add_argument("--partner", default="heuristic", metavar="SPEC",
+                        help="with --players 4: your partner, a four-player bot: random, heuristic "
+                             "(default) or search[:N] (sixtysix bots --players 4)")
+    parser.add_argument("--opponents", default="heuristic", metavar="SPEC",
+                        help="with --players 4: both opponents, a four-player bot (default heuristic)")
     parser.add_argument("--vs", default="heuristic", metavar="SPEC",
                         help="the bot to play against: any spec the arena accepts (default heuristic)")
     parser.add_argument("--hint", default="pimc", metavar="SPEC",
@@ -378,6 +328,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ask even when only one move is legal")
 
 
+def _session(args: argparse.Namespace) -> Session | FourSession:
+    """The game the options ask for (a ``ValueError`` names a bad one)."""
+    if getattr(args, "players", 2) == 4:
+        if args.rules != "german" or args.seat != 0:
+            raise ValueError("--rules and --seat are for two players: at --players 4 you sit at seat 0 "
+                             "and play the rules of docs/rules-four.md")
+        return FourSession(args.partner, args.opponents, seed=args.seed, episode=args.episode,
+                           auto_forced=args.auto)
+    return Session(args.vs, seed=args.seed, episode=args.episode, seat=args.seat,
+                   auto_forced=args.auto, rules=args.rules)
+
+
 def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
     """Run ``sixtysix play`` with parsed ``args`` (or a list of command-line words)."""
     if not isinstance(args, argparse.Namespace):
@@ -385,17 +347,17 @@ def main(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         add_arguments(parser)
         args = parser.parse_args(args)
     try:
-        session = Session(args.vs, seed=args.seed, episode=args.episode, seat=args.seat,
-                          auto_forced=args.auto, rules=args.rules)
+        session = _session(args)
         if not 0 <= args.delay <= MAX_DELAY:  # also refuses nan
             raise ValueError(f"--delay must be 0..{MAX_DELAY:g} seconds, got {args.delay}")
-        if not args.no_save:
+        four = isinstance(session, FourSession)
+        if not args.no_save and not four:
             from .store import check_records_path
 
             check_records_path(args.records, "--records")
-        hint = None if args.hint.strip().lower() in ("", "none") else args.hint
+        hint = None if four or args.hint.strip().lower() in ("", "none") else args.hint
         table = TerminalTable(session, hint, detect_style(sys.stdout, args.color), args.delay,
-                              None if args.no_save else args.records)
+                              None if args.no_save or four else args.records)
     except ValueError as e:
         print(f"sixtysix play: error: {e}", file=sys.stderr)
         return 2
