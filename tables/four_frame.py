@@ -27,7 +27,7 @@ from sixtysix_env.scoring import WIN_SCORE
 
 from .frame import (
     KIND_ORDER,
-    DealResult,
+    DealFrame,
     Event,
     MatchScore,
     Move,
@@ -84,7 +84,7 @@ class FourFrame(FourTableFrame):
 
     version: int
     deal: int
-    deal_result: DealResult | None
+    deal_result: DealFrame | None
     events: list[Event]
 
 

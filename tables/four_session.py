@@ -36,7 +36,7 @@ from sixtysix_env.four_knowledge import FourView, view_four
 from sixtysix_env.seeding import derive_seed
 
 from .four_frame import SEAT_NAMES, SEAT_WORDS, FourFrame, four_frame, four_moves, why_illegal_four
-from .frame import DealResult, DealScores, Event, Forfeit, GameSummary, Move, Tricks, YouAndBot
+from .frame import DealFrame, DealScores, Event, Forfeit, GameSummary, Move, Tricks, YouAndBot
 from .moves import IllegalMove, marriage_points, parse_move
 
 FRAMES_KEPT = 64
@@ -92,7 +92,7 @@ class FourSession:
         self.version = 0
         self.events: list[Event] = []
         self.frames: deque[FourFrame] = deque(maxlen=FRAMES_KEPT)
-        self.deal_results: list[DealResult] = []
+        self.deal_results: list[DealFrame] = []
         self.tricks = Tricks()
         self.forfeit: Forfeit | None = None
         self._finished = False
@@ -253,7 +253,7 @@ class FourSession:
             frames.append(self.frame())
         return frames
 
-    def _deal_result(self, res: Any, deal_no: int) -> DealResult:
+    def _deal_result(self, res: Any, deal_no: int) -> DealFrame:
         w = res.winner
         if w is None:
             head = f"Deal {deal_no}: drawn"
@@ -267,7 +267,7 @@ class FourSession:
         text = f"{head} ({why}; points {res.scores[0]}:{res.scores[1]})"
         if self._finished:
             text += ". Game over: " + self.title()
-        return DealResult(deal=deal_no, winner=None if w is None else ("you" if w == 0 else "opponent"),
+        return DealFrame(deal=deal_no, winner=None if w is None else ("you" if w == 0 else "opponent"),
                           game_points=res.game_points, reason=res.reason,
                           scores=DealScores(you=res.scores[0], opponent=res.scores[1]), text=text,
                           match_over=self._finished)

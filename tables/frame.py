@@ -99,7 +99,7 @@ class DealScores(TypedDict):
     opponent: int
 
 
-class DealResult(TypedDict):
+class DealFrame(TypedDict):
     """A finished deal from the person's side (:meth:`tables.narration.Narrator.deal_result`)."""
 
     deal: int
@@ -127,7 +127,7 @@ class Frame(TableFrame):
 
     version: int
     deal: int
-    deal_result: DealResult | None
+    deal_result: DealFrame | None
     events: list[Event]
 
 
@@ -155,7 +155,7 @@ class GameSummary(TypedDict):
     forfeit: Forfeit | None
     title: str | None  # who won, for both tables (tables.narration.Narrator.result_title)
     seed: int | None  # once the game is over, or when the person chose it
-    deals: list[DealResult]
+    deals: list[DealFrame]
     rules: str  # the rules preset's spec (docs/rules-variants.md); "four" at a four-player table
     players: int  # 2, or 4: the person and a partner bot against two bots (tables.four_session)
     partner: str | None  # the partner bot's spec at a four-player table (``bot``: the opponents')
@@ -285,6 +285,6 @@ def _side(v: PlayerView, p: int) -> Side:
                 pending=pending)
 
 
-__all__ = ["OPPONENT", "YOU", "DealResult", "Event", "Forfeit", "Frame", "GameInfo", "GameSummary",
+__all__ = ["OPPONENT", "YOU", "DealFrame", "Event", "Forfeit", "Frame", "GameInfo", "GameSummary",
            "MatchScore", "Move", "MoveBase", "Side", "TableFrame", "Trick", "TrickCard", "Tricks",
            "YouAndBot", "card_names", "card_order", "legal_moves", "move_entry", "table_frame"]

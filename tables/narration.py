@@ -17,7 +17,7 @@ from sixtysix_env.actions import CLOSE, DECLARE, EXCHANGE, MARRIAGE
 from sixtysix_env.cards import CARD_NAMES, SUIT_NAMES, cards_of
 from sixtysix_env.engine import CLOSE_RESPONSE, DRAW, LEAD
 
-from .frame import OPPONENT, YOU, DealResult, DealScores
+from .frame import OPPONENT, YOU, DealFrame, DealScores
 from .moves import marriage_points
 
 REASON_TEXT = {
@@ -96,13 +96,13 @@ class Narrator:
         return f"{self.bot} draws, you draw {mine}; talon {after.stock}"
 
     def deal_result(self, res: Any, deal_no: int, game_over: str | None,
-                    declared: bool = True) -> DealResult:
+                    declared: bool = True) -> DealFrame:
         """A finished deal for the frames (``game_over``: the end text when the game ended too;
         ``declared``: False when the move that ended it was no declaration, so a win by 66 was
         automatic)."""
         me, opp = self.seat, 1 - self.seat
         w = res.winner
-        return DealResult(
+        return DealFrame(
             deal=deal_no, winner=None if w is None else self.who(w), game_points=res.game_points,
             reason=res.reason, scores=DealScores(you=res.scores[me], opponent=res.scores[opp]),
             text=self.result_text(res, deal_no, game_over, declared), match_over=game_over is not None,

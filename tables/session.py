@@ -47,7 +47,7 @@ from sixtysix_env.seeding import derive_seed
 from sixtysix_env.variants import Rules, rules_from_spec
 
 from .frame import (
-    DealResult,
+    DealFrame,
     Event,
     Forfeit,
     Frame,
@@ -142,7 +142,7 @@ class Session:
         self.version = 0  # moves applied (a resignation counts as one more)
         self.events: list[Event] = []
         self.frames: deque[Frame] = deque(maxlen=FRAMES_KEPT)
-        self.deal_results: list[DealResult] = []  # per finished deal, from the person's side
+        self.deal_results: list[DealFrame] = []  # per finished deal, from the person's side
         self.tricks = Tricks()  # the trick on the table and the last one, from the public moves
         self._finished = False
         self.frames.append(self.frame())

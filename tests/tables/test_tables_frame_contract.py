@@ -14,7 +14,7 @@ from typing import Any, get_args, get_origin, get_type_hints, is_typeddict
 
 import pytest
 
-from tables.frame import DealResult, Event, Frame, GameInfo, GameSummary, Move, Side
+from tables.frame import DealFrame, Event, Frame, GameInfo, GameSummary, Move, Side
 from tables.record_line import checked_line
 from tables.session import Session
 from tables.viewer import ViewerFrame, replay_frames
@@ -23,7 +23,7 @@ STATIC = Path(__file__).resolve().parents[2] / "tables" / "static"
 # The names each script gives its typed values (the scripts' header comments say so).
 READERS = {
     "table.js": {"f": Frame, "P.state": Frame, "res.state": Frame, "m": Move, "side": Side,
-                 "result": DealResult, "ev": Event, "g": GameInfo, "P.game": GameInfo},
+                 "result": DealFrame, "ev": Event, "g": GameInfo, "P.game": GameInfo},
     "viewer.js": {"f": ViewerFrame},
 }
 
