@@ -36,7 +36,7 @@ from starlette.responses import JSONResponse, Response
 if TYPE_CHECKING:
     from starlette.requests import Request
 
-    from .games import Tables
+    from .games import GameStore
 
 COOKIE = "sixtysix_session"
 COOKIE_AGE = 30 * 24 * 3600
@@ -60,7 +60,7 @@ DECIMAL = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?")
 SURROGATE = re.compile("[\ud800-\udfff]")
 ORIGIN = re.compile(r"(https?)://(?:\[([0-9a-f:.]{2,45})\]|([a-z0-9._-]{1,253}))(?::([0-9]{1,5}))?")
 DEFAULT_PORTS = {"http": 80, "https": 443}
-Handler = Callable[["Request", "Tables", str], Awaitable[Any]]
+Handler = Callable[["Request", "GameStore", str], Awaitable[Any]]
 
 
 class ApiError(Exception):
@@ -103,7 +103,7 @@ def endpoint(fn: Handler) -> Callable[[Request], Awaitable[Response]]:
     ``fn(request, tables, token)``, which returns a JSON-ready result (or ``(result, status)``)."""
 
     async def handle(request: Request) -> Response:
-        tables: Tables = request.app.state.tables
+        tables: GameStore = request.app.state.tables
         token = request.cookies.get(COOKIE, "")
         fresh = not tables.tokens.valid(token)
         if fresh:
@@ -204,7 +204,7 @@ def reserve_body(request: Request, limit: int) -> int:
         raise ApiError(413, f"request body over {limit} bytes", close=True)
     chunked = "chunked" in request.headers.get("transfer-encoding", "").lower()
     size = int(declared) if declared is not None else (limit if chunked else 0)
-    tables: Tables = request.app.state.tables
+    tables: GameStore = request.app.state.tables
     client = client_of(request)
     if not tables.bodies.reserve(client, size):
         raise ApiError(429, "too many request bodies in progress (per client or on the server): "

@@ -38,7 +38,7 @@ from .endpoint import (
     query_seconds,
     read_json,
 )
-from .games import Busy, Game, Tables
+from .games import Busy, Game, GameStore
 from .hints import Hinter
 from .menu import CHEATS, MENU, MenuError, describe_menu, menu_rules, menu_spec
 from .moves import IllegalMove
@@ -51,7 +51,7 @@ MAX_WAIT = 30.0  # the longest a long poll waits, in seconds
 NEW_GAME_FIELDS = {"vs", "hint", "seed", "episode", "seat", "rules"}
 
 
-def check_spec(tables: Tables, spec: Any, what: str) -> str:
+def check_spec(tables: GameStore, spec: Any, what: str) -> str:
     """A bot spec a browser may choose (:func:`tables.menu.menu_spec`), else a 400."""
     try:
         return menu_spec(spec, tables.operator_specs, what)
@@ -59,7 +59,7 @@ def check_spec(tables: Tables, spec: Any, what: str) -> str:
         raise ApiError(400, str(e)) from None
 
 
-def your_game(tables: Tables, token: str) -> Game:
+def your_game(tables: GameStore, token: str) -> Game:
     try:
         return tables.game(token)
     except KeyError:
@@ -67,7 +67,7 @@ def your_game(tables: Tables, token: str) -> Game:
 
 
 @endpoint
-async def api_bots(request: Request, tables: Tables, token: str) -> Any:
+async def api_bots(request: Request, tables: GameStore, token: str) -> Any:
     caps = describe_menu()
     info = {name: KNOWN_AGENTS[name] for name in MENU}
     out = [{"spec": name, "help": b.help, "cheats": name in CHEATS,
@@ -80,7 +80,7 @@ async def api_bots(request: Request, tables: Tables, token: str) -> Any:
             "rules": tables.rules_choices, "rules_default": tables.rules_default}
 
 
-def _new_game_options(tables: Tables, body: dict[str, Any]) -> dict[str, Any]:
+def _new_game_options(tables: GameStore, body: dict[str, Any]) -> dict[str, Any]:
     """The checked fields of a new-game request (400 for anything else)."""
     unknown = set(body) - NEW_GAME_FIELDS
     if unknown:
@@ -108,7 +108,7 @@ def _new_game_options(tables: Tables, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @endpoint
-async def api_new(request: Request, tables: Tables, token: str) -> Any:
+async def api_new(request: Request, tables: GameStore, token: str) -> Any:
     o = _new_game_options(tables, await read_json(request))
 
     def build() -> tuple[Session, Hinter | None]:
@@ -130,7 +130,7 @@ async def api_new(request: Request, tables: Tables, token: str) -> Any:
 
 
 @endpoint
-async def api_game(request: Request, tables: Tables, token: str) -> Any:
+async def api_game(request: Request, tables: GameStore, token: str) -> Any:
     game = your_game(tables, token)
     s = game.session
     if game.pending:
@@ -174,7 +174,7 @@ def _person_action(game: Game, body: dict[str, Any]) -> int:
 
 
 @endpoint
-async def api_move(request: Request, tables: Tables, token: str) -> Any:
+async def api_move(request: Request, tables: GameStore, token: str) -> Any:
     game = your_game(tables, token)
     action = _person_action(game, await read_json(request))
     s = game.session
@@ -189,7 +189,7 @@ async def api_move(request: Request, tables: Tables, token: str) -> Any:
 
 
 @endpoint
-async def api_hint(request: Request, tables: Tables, token: str) -> Any:
+async def api_hint(request: Request, tables: GameStore, token: str) -> Any:
     game = your_game(tables, token)
     s = game.session
     if game.hinter is None:
@@ -224,7 +224,7 @@ async def api_hint(request: Request, tables: Tables, token: str) -> Any:
 
 
 @endpoint
-async def api_resign(request: Request, tables: Tables, token: str) -> Any:
+async def api_resign(request: Request, tables: GameStore, token: str) -> Any:
     game = your_game(tables, token)
     s = game.session
     if s.over:

@@ -1,6 +1,6 @@
 """The web table's games: one per browser session, the bots' threads, the record file.
 
-:class:`Tables` keeps each browser's :class:`Game` under its session token,
+:class:`GameStore` keeps each browser's :class:`Game` under its session token,
 runs bots and hints in a pool of daemon threads off the event loop, lets
 each game's bot play on in an asyncio task, and appends every finished
 game, once and fsync'd, to ``DATA/games.jsonl`` (:mod:`tables.store`). It
@@ -121,7 +121,7 @@ class DaemonPool(Executor):
 
 class Slot:
     """One of a client's search slots, held until :meth:`release` (once; later calls do nothing).
-    :meth:`Tables.run_in` releases it when the thread's work ends, not when the awaiting request
+    :meth:`GameStore.run_in` releases it when the thread's work ends, not when the awaiting request
     or game loop goes away: a search still running in its thread still counts."""
 
     def __init__(self, slots: ClientSlots, client: str) -> None:
@@ -222,7 +222,7 @@ class Game:
         return out
 
 
-class Tables:
+class GameStore:
     """The server's state: games by session token, the record store, the bot threads."""
 
     def __init__(self, config: Config) -> None:
@@ -361,4 +361,4 @@ class Tables:
                 game.record = await self.search(game.client, self.store.append, line, wait=True)
 
 
-__all__ = ["Busy", "ClientSlots", "Slot", "Config", "DaemonPool", "Game", "Tables"]
+__all__ = ["Busy", "ClientSlots", "Slot", "Config", "DaemonPool", "Game", "GameStore"]

@@ -39,7 +39,7 @@ from .endpoint import (
     read_body,
     reserve_body,
 )
-from .games import Busy, Tables
+from .games import Busy, GameStore
 from .record_line import RecordError, RecordLine, checked_line, checked_lines, summary
 from .viewer import replay_frames
 
@@ -99,7 +99,7 @@ def replay(line: RecordLine) -> dict[str, Any]:
         raise ApiError(422, f"cannot replay game {line['index']}: {e}") from None
 
 
-def sources(tables: Tables, owner: str) -> list[dict[str, Any]]:
+def sources(tables: GameStore, owner: str) -> list[dict[str, Any]]:
     """The games a browser may view: its own, newest first, then each ``--records`` file's."""
     mine = [summary(g) for g in checked_lines(tables.store.games(owner))[0]]
     out = [{"id": "mine", "title": "Your finished games", "games": mine[-LIST_LIMIT:][::-1],
@@ -111,7 +111,7 @@ def sources(tables: Tables, owner: str) -> list[dict[str, Any]]:
     return out
 
 
-def recorded_frames(tables: Tables, source: str, index: int, owner: str) -> dict[str, Any]:
+def recorded_frames(tables: GameStore, source: str, index: int, owner: str) -> dict[str, Any]:
     """The frames of game ``index`` of ``source`` (``mine`` or a ``--records`` file's number)."""
     if source == "mine":
         try:
@@ -142,19 +142,19 @@ def uploaded_bytes(data: bytes, index: int | None) -> dict[str, Any]:
 
 
 @endpoint
-async def api_records(request: Request, tables: Tables, token: str) -> Any:
+async def api_records(request: Request, tables: GameStore, token: str) -> Any:
     return {"sources": await work(request, tables, sources, tables, owner_of(token))}
 
 
 @endpoint
-async def api_record(request: Request, tables: Tables, token: str) -> Any:
+async def api_record(request: Request, tables: GameStore, token: str) -> Any:
     index = parse_int(request.path_params["index"], "a game index", 0, 2**31)
     return await work(request, tables, recorded_frames, tables, request.path_params["source"], index,
                       owner_of(token))
 
 
 @endpoint
-async def api_replay(request: Request, tables: Tables, token: str) -> Any:
+async def api_replay(request: Request, tables: GameStore, token: str) -> Any:
     """Memory first, then a slot, then the body: an upload past the client's (or the server's)
     body budget, or with no slot free, is refused unread (429)."""
     reserve_body(request, UPLOAD_LIMIT)
@@ -291,7 +291,7 @@ def _skip(raw: str, at: int, char: str) -> int:
     return WHITE.match(raw, at + 1).end()  # type: ignore[union-attr]
 
 
-async def work(request: Request, tables: Tables, fn: Callable[..., Any], *args: Any) -> Any:
+async def work(request: Request, tables: GameStore, fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` in a worker thread, in one of the client's slots (429 when it has none free):
     reading record files and uploads counts against the same cap as bots and hints."""
     try:

@@ -44,7 +44,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .games import Config, Tables
+from .games import Config, GameStore
 
 try:  # the `web` extra; without it this module still imports, so `sixtysix --help` works
     from starlette.applications import Starlette
@@ -195,7 +195,7 @@ class UploadGate:
     REFUSED = (b'{"error": "too many request bodies in progress (per client or on the server): '
                b'try again shortly"}')
 
-    def __init__(self, app: Any, tables: Tables) -> None:
+    def __init__(self, app: Any, tables: GameStore) -> None:
         self.app = app
         self.tables = tables
 
@@ -281,7 +281,7 @@ def create_app(config: Config | None = None) -> Starlette:
     if "" in origins:
         raise ValueError("--allowed-origin: give scheme://host[:port], e.g. https://table.lan")
     config = dataclasses.replace(config, allowed_origins=origins)
-    tables = Tables(config)
+    tables = GameStore(config)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -16,7 +16,7 @@ import pytest
 
 from tables.bodies import BodyBudget
 from tables.cancel import solvers_of, stop_searches
-from tables.games import Config, Game, Tables
+from tables.games import Config, Game, GameStore
 from tables.session import Session
 
 httpx = pytest.importorskip("httpx")
@@ -25,7 +25,7 @@ httpx = pytest.importorskip("httpx")
 # --------------------------------------------------------------------------- search slots
 def test_a_slot_is_held_until_the_threads_work_ends_not_until_the_caller_stops_waiting(tmp_path):
     async def go() -> None:
-        tables = Tables(Config(data=str(tmp_path), threads=2, searches_per_client=1))
+        tables = GameStore(Config(data=str(tmp_path), threads=2, searches_per_client=1))
         release = threading.Event()
         waiter = asyncio.ensure_future(tables.search("a", release.wait, 10, wait=True))
         await asyncio.sleep(0.1)
@@ -48,7 +48,7 @@ def test_a_slot_is_held_until_the_threads_work_ends_not_until_the_caller_stops_w
 
 def test_work_not_started_when_its_caller_stops_waiting_never_starts(tmp_path):
     async def go() -> None:
-        tables = Tables(Config(data=str(tmp_path), threads=1, searches_per_client=2))
+        tables = GameStore(Config(data=str(tmp_path), threads=1, searches_per_client=2))
         gate, ran = threading.Event(), []
         first = asyncio.ensure_future(tables.search("a", gate.wait, 10, wait=True))
         queued = asyncio.ensure_future(tables.search("a", ran.append, 1, wait=True))
@@ -87,7 +87,7 @@ def test_a_stopped_games_search_ends_at_its_next_check(spec):
 
 def test_replacing_a_game_stops_its_bot_and_hint_searches(tmp_path):
     async def go() -> None:
-        tables = Tables(Config(data=str(tmp_path)))
+        tables = GameStore(Config(data=str(tmp_path)))
         from tables.hints import Hinter
 
         old = Game(Session("pimc:worlds=128,depth=2", seed=2), Hinter("pimc:worlds=128,depth=2", 1), "o", "c")

@@ -196,10 +196,10 @@ def test_one_client_cannot_evict_anothers_unfinished_game(start_server):
 
 
 def test_a_full_server_refuses_new_games_instead_of_evicting_unfinished_ones(tmp_path):
-    from tables.games import Busy, Config, Game, Tables
+    from tables.games import Busy, Config, Game, GameStore
 
     async def go():
-        tables = Tables(Config(data=str(tmp_path), max_games=2, games_per_client=2))
+        tables = GameStore(Config(data=str(tmp_path), max_games=2, games_per_client=2))
         from tables.session import Session
 
         for i, who in enumerate(["a", "b"]):
