@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sixtysix_cli import main
 from agents.four import FOUR_AGENTS, make_four_agent
+from sixtysix_cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,11 +13,11 @@ from agents.arena.corrected import corrected_figure
 from agents.arena.lines import game_problem
 from agents.arena.records import EstimatorMismatchError
 from agents.arena.sprt import SequentialStop, sprt_settings
-from sixtysix_cli import main
 from agents.evaluation.games import pairing_points
 from agents.evaluation.values import heuristic_value
 from agents.heuristic import HeuristicAgent
 from agents.random_agent import RandomAgent
+from sixtysix_cli import main
 
 AIVAT = {"estimator": "aivat", "value": "heuristic"}  # the cheap value function keeps the tests fast
 
@@ -44,7 +44,8 @@ def test_plain_figures_are_the_same_with_and_without_the_estimator():
 
 
 def test_a_plain_run_never_imports_the_estimator():
-    code = ("import sys; from sixtysix_cli import main; main(['arena', 'heuristic', 'random', '--games', '2', "
+    code = ("import sys; from sixtysix_cli import main; "
+            "main(['arena', 'heuristic', 'random', '--games', '2', "
             "'--unit', 'deal', '--seed', '1', '--no-progress']); "
             "assert not [m for m in sys.modules if m.startswith('agents.evaluation')], 'imported'")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=120)

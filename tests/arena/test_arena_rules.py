@@ -11,8 +11,8 @@ from agents.arena import ArenaOptions, OptionError, RulesMismatchError, read_res
 from agents.arena.records import ResultsFileError
 from agents.arena.teams import team_match
 from agents.bench.run import BenchOptions, BenchRulesError, bench
-from sixtysix_cli import main as cli
 from agents.registry import BotRulesError, check_plays
+from sixtysix_cli import main as cli
 from sixtysix_env.variants import PRESETS, UnknownRulesError
 
 

@@ -17,8 +17,8 @@ from agents.bench import entry as bench_entry
 from agents.bench.entry import BenchMeteringError, BenchSandboxError, BenchTrustError, bot_kind, hosted
 from agents.bench.ladder import Ladder, load_ladder, save_ladder
 from agents.bench.run import rating_of, replays_of, rung_file, total
-from sixtysix_cli import main
 from agents.protocol.sandbox import sandbox_problem
+from sixtysix_cli import main
 
 PLUGINS = Path(__file__).resolve().parents[1] / "plugins"
 sys.path.insert(0, str(PLUGINS))

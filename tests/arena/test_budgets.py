@@ -15,9 +15,9 @@ from agents.arena.records import ResultsFileError
 from agents.bench import BenchOptions, bench
 from agents.bench.budgets import BudgetOptions, Cell, check_budgets, plan, run_budgets
 from agents.bench.run import rung_file
-from sixtysix_cli import main
 from agents.play import play_game
 from agents.random_agent import RandomAgent
+from sixtysix_cli import main
 
 
 class Told(RandomAgent):

@@ -10,9 +10,9 @@ import pytest
 from agents.arena import head_to_head, read_results, replay
 from agents.arena.lines import game_problem
 from agents.bench.run import rating_of
-from sixtysix_cli import main
 from agents.play import make_env
 from agents.random_agent import RandomAgent
+from sixtysix_cli import main
 
 BOTS = Path(__file__).resolve().parent / "bots" / "hostile.py"
 

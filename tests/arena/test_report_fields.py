@@ -13,10 +13,10 @@ import pytest
 from agents.arena import read_results, round_robin
 from agents.arena.api import bot_kind
 from agents.arena.records import ConditionsMismatchError, open_results
-from sixtysix_cli import main
 from agents.protocol import sandbox
 from agents.protocol.cgroups import metering
 from agents.random_agent import RandomAgent
+from sixtysix_cli import main
 
 BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "random_bot.py"
 EXEC = f"exec:start_timeout=60 {sys.executable} {BOT}"

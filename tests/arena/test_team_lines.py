@@ -15,8 +15,8 @@ import pytest
 from agents.arena.records import read_results
 from agents.arena.teams import team_match
 from agents.arena.verify import team_line_problem
-from sixtysix_cli import main as cli
 from agents.four.match import deal_of
+from sixtysix_cli import main as cli
 
 TEAMS = ["heuristic", "random"]
 SEED, GAMES = 9, 3
