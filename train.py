@@ -78,6 +78,7 @@ from agents.nets import PolicyNet, ValueNet, masked_distribution
 from sixtysix_env.batched.sampling import NonFiniteLogitsError
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.seeding import derive_seed
+from sixtysix_env.variants import RulesMismatchError
 from training import evaluation, expert, preflight, run_folder, schedules
 from training.config import (
     VALUE_TEACHER,
@@ -458,7 +459,8 @@ def main(argv: list[str] | None = None) -> int:
         with sigterm_interrupts() as stop:
             command = parse_command_line(args, DEFAULT_CONFIG)
             run = train(command.config, resume=command.resume, overrides=command.overrides)
-    except (ConfigError, checkpoint.NonFiniteWeightsError, NonFiniteLogitsError, OSError) as e:  # one line:
+    except (ConfigError, RulesMismatchError, checkpoint.NonFiniteWeightsError, NonFiniteLogitsError,
+            OSError) as e:  # one line:
         print(f"error: {e}", file=sys.stderr)  # bad configs and checkpoints, a full disk, NaN weights
         return 2
     except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM

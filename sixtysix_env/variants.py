@@ -239,6 +239,11 @@ class RulesConflictError(ValueError):
     """A rules spec combines a preset with a switch its game cannot have."""
 
 
+class RulesMismatchError(ValueError):
+    """A run continued under other rules than it was played or trained under (an arena results
+    file, a training checkpoint with ``--resume``); the message names both rules specs."""
+
+
 def rules_from_spec(spec: Any) -> Rules:
     """The :class:`Rules` of a spec string (``"german+draw_bonus"``), or a
     :class:`Rules` passed through; ``None`` is the German default."""
@@ -293,6 +298,6 @@ def check_rules(rules: Rules, spec: str = "") -> None:
 __all__ = [
     "HOOK_NAMES", "RULE_HOOKS", "RuleHooks",
     "CREDIT_ANY_TRICK", "CREDIT_NEXT_TRICK", "CREDIT_TRICK_BEFORE", "DECLARE_AUTO", "DECLARE_BY_PLAYER",
-    "GERMAN", "PRESETS", "Rules", "RulesConflictError", "SWITCHES", "UnknownRulesError", "check_rules",
-    "rules_from_spec",
+    "GERMAN", "PRESETS", "Rules", "RulesConflictError", "RulesMismatchError", "SWITCHES", "UnknownRulesError",
+    "check_rules", "rules_from_spec",
 ]  # fmt: skip

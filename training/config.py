@@ -26,7 +26,7 @@ import yaml
 
 from agents.rules import ASSIST_MODES, assist_mode
 from sixtysix_env.episodes import EPISODES
-from sixtysix_env.variants import rules_from_spec
+from sixtysix_env.variants import RulesMismatchError, rules_from_spec
 
 from .config_checks import (
     AT_LEAST_0,
@@ -67,10 +67,6 @@ def knob(default: T, help: str, check: Check | None = None) -> T:
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)  # type: ignore[return-value]
     return field(default=default, metadata=meta)
-
-
-class RulesMismatchError(ConfigError):
-    """``--resume`` with a rules preset other than the one the checkpoint was trained on."""
 
 
 def check_resume_rules(saved: Config, cfg: Config, where: str) -> None:

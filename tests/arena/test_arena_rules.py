@@ -40,7 +40,7 @@ def test_a_resume_with_other_rules_is_refused_by_name(tmp_path):
     run(["heuristic", "random"], games=2, seed=3, rules="kawu", results_path=path)
     with pytest.raises(RulesMismatchError, match="rules 'kawu'.*'german'"):
         run(["heuristic", "random"], games=4, seed=3, results_path=path, resume=True)
-    assert isinstance(RulesMismatchError("x"), ResultsFileError)
+    assert isinstance(RulesMismatchError("x"), ValueError)  # a one-line error of the command (exit 2)
     run(["heuristic", "random"], games=4, seed=3, rules="kawu", results_path=path, resume=True)  # same: fine
     assert len(read_results(path)[1]) == 4
 

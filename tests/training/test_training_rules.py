@@ -11,8 +11,9 @@ from types import ModuleType
 import pytest
 import torch
 
-from agents import checkpoint
+from agents import arena, checkpoint
 from agents.arena import ArenaOptions
+from sixtysix_env import variants
 from training.config import Config, ConfigError, RulesMismatchError, config_from_dict, load_config
 from training.evaluation import arena_fields
 from training.tables import check_config, make_tables
@@ -81,3 +82,8 @@ def test_a_run_stores_its_rules_and_a_resume_keeps_them(train: ModuleType, tmp_p
         train.resume_from(last, {"rules": "german"})
     with pytest.raises(RulesMismatchError):
         train.train(cfg, resume=True, overrides={"rules": "kawu+double_game"})
+
+
+def test_the_arena_and_training_refuse_other_rules_with_one_error() -> None:
+    assert RulesMismatchError is variants.RulesMismatchError is arena.RulesMismatchError
+    assert not issubclass(RulesMismatchError, ConfigError) and issubclass(RulesMismatchError, ValueError)
