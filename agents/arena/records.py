@@ -44,6 +44,8 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from sixtysix_env.variants import RulesMismatchError
+
 from .inputs import MAX_RESULTS_BYTES, NotRegularFile, check_regular, read_regular
 from .lines import (
     MAX_INDEX,
@@ -61,10 +63,6 @@ MUTABLE_KEYS = frozenset({"games", "workers", "progress"})
 
 class ResultsFileError(ValueError):
     """A results file that is not an arena's, belongs to another run, or would be overwritten."""
-
-
-class RulesMismatchError(ResultsFileError):
-    """A resume whose rules preset differs from the one the results file was played under."""
 
 
 class EstimatorMismatchError(ResultsFileError):
