@@ -28,6 +28,7 @@ from typing import Any
 from agents.four import make_four_agent
 from sixtysix_env.actions import CLOSE, CONTINUE, DECLARE, EXCHANGE
 from sixtysix_env.cards import CARD_NAMES, SUIT_NAMES
+from sixtysix_env.contract import GameView
 from sixtysix_env.engine import LEAD, OVER
 from sixtysix_env.episodes import check_episode
 from sixtysix_env.four import FOUR, FourState
@@ -44,7 +45,7 @@ FOUR_SPEC = re.compile(r"^(random|heuristic|search(:([1-9][0-9]?))?)$")
 REASONS = {
     "declared": "{w} declared 66",
     "false_declaration": "{l} declared with less than 66",
-    "last_trick": "all tricks played, {w} has more points",
+    "last_trick": "all tricks played, {w} scored more points",
     "drawn": "all tricks played, equal points: nobody scores, the same dealer deals again",
 }
 NO_SUCH_MOVE = "the four-player game has no talon: no exchange, closing or continue"
@@ -175,7 +176,7 @@ class FourSession:
         except BaseException as e:  # noqa: BLE001 - a crashing bot forfeits, as in the arena
             return None, f"{type(e).__name__}: {e}"[:500]
 
-    def apply_bot(self, v: FourView, action: int | None, error: str | None) -> list[FourFrame]:
+    def apply_bot(self, v: GameView, action: int | None, error: str | None) -> list[FourFrame]:
         """Apply a bot's move for view ``v`` (dropped when stale); a crash or an illegal move forfeits."""
         if not self.bot_to_act or self.state.to_act != v.player or view_four(self.state, v.player) != v:
             return []

@@ -2,7 +2,8 @@
 
 =========================  ================================================
 ``GET  /api/bots``         the bots a table can offer, the defaults
-``POST /api/games``        new game ``{"vs", "hint", "seed", "episode", "seat", "rules"}``
+``POST /api/games``        new game ``{"vs", "hint", "seed", "episode", "seat", "rules"}``, or
+                           at four ``{"players": 4, "partner", "opponents", "seed", "episode"}``
 ``GET  /api/game``         the game; ``?since=V`` adds the frames after
                            version V, ``&wait=S`` waits up to S seconds for one
 ``POST /api/game/move``    ``{"action": 0-31 | "TH" | "marry H" ..., "version": V}``
@@ -16,6 +17,10 @@ as exact whole strings) or a built-in bot of the fixed menu within its caps
 the cheating ``oracle`` may be an opponent, never a hint. ``rules`` must be one
 of the server's rules choices (``GET /api/bots``: ``rules``), matched as the
 whole exact text before it is parsed (:func:`tables.menu.menu_rules`).
+``players`` is 2 (the default) or 4: the person (seat 0) and a ``partner`` bot
+against two ``opponents`` bots (:class:`tables.four_session.FourSession`),
+each a four-player bot spec checked as text (``random``, ``heuristic``,
+``search``, ``search:N``); the two-player fields do not apply there.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from .endpoint import (
     query_seconds,
     read_json,
 )
+from .four_session import FourSession, check_four_spec
 from .games import Busy, Game, GameStore
 from .hints import Hinter
 from .menu import CHEATS, MENU, MenuError, describe_menu, menu_rules, menu_spec
@@ -48,7 +54,10 @@ if TYPE_CHECKING:
     from starlette.requests import Request
 
 MAX_WAIT = 30.0  # the longest a long poll waits, in seconds
-NEW_GAME_FIELDS = {"vs", "hint", "seed", "episode", "seat", "rules"}
+NEW_GAME_FIELDS = {"vs", "hint", "seed", "episode", "seat", "rules", "players", "partner", "opponents"}
+TWO_ONLY = {"vs", "hint", "seat", "rules"}
+FOUR_MENU = ("heuristic", "random", "search")  # the four-player bots the page offers (search:N is accepted)
+FOUR_ONLY = {"partner", "opponents"}
 
 
 def check_spec(tables: GameStore, spec: Any, what: str) -> str:
@@ -77,7 +86,8 @@ async def api_bots(request: Request, tables: GameStore, token: str) -> Any:
     extra = sorted(tables.operator_specs - set(MENU) - {"none"})
     config = tables.config
     return {"bots": out, "extra": extra, "vs": config.vs, "hint": config.hint, "episodes": list(EPISODES),
-            "rules": tables.rules_choices, "rules_default": tables.rules_default}
+            "rules": tables.rules_choices, "rules_default": tables.rules_default,
+            "four_bots": list(FOUR_MENU)}
 
 
 def _new_game_options(tables: GameStore, body: dict[str, Any]) -> dict[str, Any]:
@@ -85,6 +95,18 @@ def _new_game_options(tables: GameStore, body: dict[str, Any]) -> dict[str, Any]
     unknown = set(body) - NEW_GAME_FIELDS
     if unknown:
         raise ApiError(400, f"unknown field(s): {', '.join(sorted(unknown))}")
+    players = body.get("players", 2)
+    if isinstance(players, bool) or players not in (2, 4):
+        raise ApiError(400, "players must be 2 or 4")
+    seed = body.get("seed")
+    seed = None if seed is None else checked_int(seed, "seed", 0, 2**63 - 1)
+    episode = body.get("episode", "match")
+    if episode not in EPISODES:
+        raise ApiError(400, f"episode must be one of {', '.join(EPISODES)}")
+    if players == 4:
+        return _four_options(body, seed, episode)
+    if FOUR_ONLY & set(body):
+        raise ApiError(400, f"{', '.join(sorted(FOUR_ONLY & set(body)))}: only with players 4")
     vs = check_spec(tables, body.get("vs", tables.config.vs), "vs")
     hint = body.get("hint", tables.config.hint)
     if hint is None or (isinstance(hint, str) and hint.strip().lower() in ("", "none")):
@@ -93,25 +115,36 @@ def _new_game_options(tables: GameStore, body: dict[str, Any]) -> dict[str, Any]
         hint = check_spec(tables, hint, "hint")
         if hint.partition(":")[0].strip().lower() in CHEATS:
             raise ApiError(400, "hint: the oracle sees the hidden cards, so it cannot give hints")
-    seed = body.get("seed")
-    seed = None if seed is None else checked_int(seed, "seed", 0, 2**63 - 1)
-    episode = body.get("episode", "match")
-    if episode not in EPISODES:
-        raise ApiError(400, f"episode must be one of {', '.join(EPISODES)}")
     seat = body.get("seat")
     seat = None if seat is None else checked_int(seat, "seat", 0, 1)  # None: the seed decides
     try:
         rules = menu_rules(body.get("rules", tables.rules_default), tables.rules_choices)
     except MenuError as e:
         raise ApiError(400, str(e)) from None
-    return {"vs": vs, "hint": hint, "seed": seed, "episode": episode, "seat": seat, "rules": rules}
+    return {"players": 2, "vs": vs, "hint": hint, "seed": seed, "episode": episode, "seat": seat,
+            "rules": rules}
+
+
+def _four_options(body: dict[str, Any], seed: int | None, episode: str) -> dict[str, Any]:
+    """The checked fields of a four-player game (400 for a two-player field or a bad bot)."""
+    if TWO_ONLY & set(body):
+        raise ApiError(400, f"{', '.join(sorted(TWO_ONLY & set(body)))}: not with players 4 "
+                            "(you sit at seat 0; partner and opponents name the bots)")
+    try:
+        partner = check_four_spec(body.get("partner", "heuristic"), "partner")
+        opponents = check_four_spec(body.get("opponents", "heuristic"), "opponents")
+    except ValueError as e:
+        raise ApiError(400, str(e)) from None
+    return {"players": 4, "partner": partner, "opponents": opponents, "seed": seed, "episode": episode}
 
 
 @endpoint
 async def api_new(request: Request, tables: GameStore, token: str) -> Any:
     o = _new_game_options(tables, await read_json(request))
 
-    def build() -> tuple[Session, Hinter | None]:
+    def build() -> tuple[Session | FourSession, Hinter | None]:
+        if o["players"] == 4:
+            return FourSession(o["partner"], o["opponents"], seed=o["seed"], episode=o["episode"]), None
         s = Session(o["vs"], seed=o["seed"], episode=o["episode"], seat=o["seat"], rules=o["rules"])
         return s, (Hinter(o["hint"], seed=s.seed ^ 0x5EED) if o["hint"] else None)
 
@@ -135,14 +168,14 @@ async def api_game(request: Request, tables: GameStore, token: str) -> Any:
     s = game.session
     if game.pending:
         tables.start_bot(game)  # a no-op while its task runs; restarts one that ended early
-    elif s.over and game.record is None and (game.task is None or game.task.done()):
+    elif game.unsaved and (game.task is None or game.task.done()):
         await tables.save(game)  # the bot's loop could not save it: try again, and let a failure show
     since = query_int(request, "since", -1, 2**31)
     wait_s = query_seconds(request, "wait", MAX_WAIT)
     if wait_s is not None:
         if since is None:
             raise ApiError(400, "wait needs since")
-        if s.version <= since and (game.pending or (s.over and game.record is None)):
+        if s.version <= since and (game.pending or game.unsaved):
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(game.changed.wait(), wait_s)
     return game.payload(since)
@@ -192,7 +225,7 @@ async def api_move(request: Request, tables: GameStore, token: str) -> Any:
 async def api_hint(request: Request, tables: GameStore, token: str) -> Any:
     game = your_game(tables, token)
     s = game.session
-    if game.hinter is None:
+    if game.hinter is None or not isinstance(s, Session):  # a four-player game has none
         raise ApiError(409, "this game has no hint bot")
     if not s.human_to_act:
         raise ApiError(409, "no hint: it is not your turn")

@@ -42,6 +42,7 @@ from sixtysix_env.variants import rules_from_spec
 
 from .bodies import MIB, BodyBudget
 from .cancel import stop_searches
+from .four_session import FourSession
 from .frame import GameInfo
 from .hints import Hinter
 from .menu import RULES_MENU
@@ -164,7 +165,8 @@ class ClientSlots:
 class Game:
     """One browser session's game: a :class:`Session` and what the server keeps with it."""
 
-    def __init__(self, session: Session, hinter: Hinter | None, owner: str, client: str = "") -> None:
+    def __init__(self, session: Session | FourSession, hinter: Hinter | None, owner: str,
+                 client: str = "") -> None:
         self.session = session
         self.hinter = hinter
         self.owner = owner
@@ -200,8 +202,13 @@ class Game:
             self.seen.append(s.view)
 
     @property
+    def unsaved(self) -> bool:
+        """Over, and still to be written to the record file (a four-player game never is)."""
+        return self.session.over and self.session.recorded and self.record is None
+
+    @property
     def unfinished(self) -> bool:
-        return not self.session.over or self.record is None
+        return not self.session.over or self.unsaved
 
     def stop(self) -> None:
         """The game is gone (replaced, evicted, the server stopping): its bot loop ends now, and a
@@ -356,7 +363,7 @@ class GameStore:
     async def save(self, game: Game) -> None:
         """Append the finished game to the record file (once), fsync'd."""
         async with game.save_lock:
-            if game.record is None:
+            if game.unsaved:
                 line = game.session.game_line(owner=game.owner)
                 game.record = await self.search(game.client, self.store.append, line, wait=True)
 

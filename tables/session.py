@@ -41,6 +41,7 @@ from agents.record import GameRecord
 from agents.registry import check_plays
 from sixtysix_env import PlayerView, view
 from sixtysix_env.actions import DECLARE
+from sixtysix_env.contract import GameView
 from sixtysix_env.engine import LEAD, OVER, PLAYER_IDS
 from sixtysix_env.episodes import check_episode
 from sixtysix_env.seeding import derive_seed
@@ -250,7 +251,7 @@ class Session:
         except BaseException as e:  # noqa: BLE001 - a crashing bot (even SystemExit) forfeits, as in the arena
             return None, f"{type(e).__name__}: {e}"[:500]
 
-    def apply_bot(self, v: PlayerView, action: int | None, error: str | None) -> list[Frame]:
+    def apply_bot(self, v: GameView, action: int | None, error: str | None) -> list[Frame]:
         """Apply the move :meth:`bot_decide` returned for view ``v``; a stale move (the
         game moved on meanwhile) is dropped. A bot that crashed or chose an illegal
         move forfeits, as in the arena."""

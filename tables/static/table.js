@@ -6,6 +6,7 @@ import {
   $, FAST, api, backEl, cardEl, cardText, el, plural, renderTalon, richText, scrollToItem, showTab, sleep,
   SUITS,
 } from "./common.js";
+import { renderFour, renderFourSide, seatName } from "./four.js";
 
 const DELAY = FAST ? 10 : 700;  // ms between the opponent's moves
 const P = {
@@ -15,7 +16,10 @@ const P = {
 };
 
 const botName = () => (P.game ? P.game.bot : "Opponent");
-const who = (w) => (w === "you" ? "You" : botName());
+const four = () => !!(P.game && P.game.players === 4);  // a four-player game (four.js draws its table)
+const who = (w) => (four() ? seatName(w, P.game) : (w === "you" ? "You" : botName()));
+// Over, and the server still writing it to the record file (a four-player game is not recorded).
+const unsaved = (g) => g.over && g.record === null && g.players !== 4;
 const bannerOpen = () => !$("banner").hidden;
 
 function setStatus(text) { richText($("status"), text); }
@@ -38,7 +42,7 @@ async function handle(res) {
   if (res.state.version >= P.shown) showFrame(res.state, false);
   renderSide();
   const g = P.game;
-  if (g.over && g.record === null) poll();
+  if (unsaved(g)) poll();
   else if (g.over) await gameOver();
   else if (g.thinking) poll();
 }
@@ -54,7 +58,7 @@ async function showFrame(f, animate) {
     if (P.seen.has(ev.seq)) continue;
     P.seen.add(ev.seq);
     logEvent(ev);
-    if (ev.who === "opponent") opponentMoved = true;
+    if (ev.who && ev.who !== "you") opponentMoved = true;
   }
   if (!animate) return;
   if (f.deal_result && !f.deal_result.match_over) {
@@ -67,6 +71,7 @@ async function showFrame(f, animate) {
 function dealTitle(result) {
   if (result.winner === null) return `Deal ${result.deal}: drawn`;
   const pts = plural(result.game_points, "game point");
+  if (four()) return `Deal ${result.deal}: ${result.winner === "you" ? "your team wins" : "the opponents win"} ${pts}`;
   return result.winner === "you" ? `Deal ${result.deal}: you win ${pts}` : `Deal ${result.deal}: ${botName()} wins ${pts}`;
 }
 
@@ -84,7 +89,7 @@ async function poll() {
       const res = await api("GET", `/api/game?since=${P.version}&wait=25`);
       await receive(res);
       const g = res.game;
-      if (!(g.thinking || (g.over && g.record === null))) break;
+      if (!(g.thinking || unsaved(g))) break;
     }
   } catch (err) {
     showError(err);
@@ -109,6 +114,16 @@ function render(f) {
   t.dataset.version = f.version;
   t.dataset.turn = P.busy ? "wait" : (f.to_act || "none");  // "wait": still showing the bot's moves
   t.dataset.over = String(!!(P.game && P.game.over));
+  t.dataset.players = four() ? "4" : "2";
+  if (four()) renderFour(f, P.game);
+  else renderTwo(f);
+  renderHand(f);
+  renderActions(f);
+  setStatus(statusText(f));
+}
+
+function renderTwo(f) {
+  $("my-name").textContent = "You";
   $("opp-name").textContent = botName();
   richText($("opp-stats"), sideText(f.opponent));
   richText($("my-stats"), sideText(f.you) + (f.dealer === "you" ? " · dealer" : ""));
@@ -124,9 +139,6 @@ function render(f) {
   const lt = $("last-trick");
   lt.replaceChildren(...(f.last_trick ? f.last_trick.cards.map((c) => cardEl(c.card, true)) : []));
   $("last-label").textContent = f.last_trick ? `Last trick · ${who(f.last_trick.taken_by)}` : "Last trick";
-  renderHand(f);
-  renderActions(f);
-  setStatus(statusText(f));
 }
 
 function renderTrick(f) {
@@ -186,7 +198,7 @@ function renderActions(f) {
 
 function statusText(f) {
   if (P.game && P.game.over) return "Game over.";
-  if (f.to_act === "opponent") return `${botName()} is thinking…`;
+  if (f.to_act && f.to_act !== "you") return `${who(f.to_act)} is thinking…`;
   if (f.to_act !== "you") return "";
   const w = {
     lead: "Your lead: play a card" + (f.legal.some((m) => m.kind !== "card") ? " or use a button" : ""),
@@ -238,6 +250,11 @@ function renderSide() {
   const g = P.game;
   const f = P.state;
   if (!g || !f) return;
+  $("hint-btn").disabled = !hintAllowed();
+  $("hint-bot").textContent = g.hint_bot ? `Hints from ${g.hint_bot}` : "No hint bot in this game";
+  $("resign-btn").disabled = g.over;
+  if (four()) { renderFourSide(f, g); return; }
+  $("match-you-name").textContent = "You";
   $("match-you").textContent = f.match.you;
   $("match-opp").textContent = f.match.opponent;
   $("match-opp-name").textContent = g.bot;
@@ -245,9 +262,6 @@ function renderSide() {
   const rules = g.rules === "german" ? "" : ` · ${g.rules}`;
   $("match-info").textContent = (g.episode === "match"
     ? `Match to ${f.match.target} · deal ${f.deal} · dealer ${dealer}` : `One deal · dealer ${dealer}`) + rules;
-  $("hint-btn").disabled = !hintAllowed();
-  $("hint-bot").textContent = g.hint_bot ? `Hints from ${g.hint_bot}` : "No hint bot in this game";
-  $("resign-btn").disabled = g.over;
 }
 
 async function gameOver() {
@@ -256,7 +270,8 @@ async function gameOver() {
   const text = g.forfeit ? `${last ? last + " " : ""}(${g.forfeit.detail})` : last;
   setStatus(`Game over. ${g.record !== null ? "Saved as game " + g.record + "." : ""}`);
   const stop = text && !text.endsWith(".") ? "." : "";
-  const setup = g.seed !== null ? `${stop} Seed ${g.seed}, seat ${g.seat.replace("player_", "")}.` : stop;
+  const seat = g.players === 4 ? "" : `, seat ${g.seat.replace("player_", "")}`;
+  const setup = g.seed !== null ? `${stop} Seed ${g.seed}${seat}.` : stop;
   const title = g.title === "drawn" ? "Drawn" : g.title;
   const pick = await banner(title, text + setup, ["banner-view", "banner-new"]);
   if (pick === "banner-view" && g.record !== null) P.openViewer("mine", g.record);
@@ -372,17 +387,22 @@ async function loadBots() {
   const rules = $("rules");
   rules.replaceChildren();
   for (const r of b.rules) rules.append(new Option(r, r, r === b.rules_default, r === b.rules_default));
+  for (const id of ["partner", "opponents"]) {
+    $(id).replaceChildren(...b.four_bots.map((s) => new Option(s, s, s === "heuristic", s === "heuristic")));
+  }
 }
 
 async function newGame(submit) {
   if (submit) submit.preventDefault();
   const g = P.game;
   if (g && !g.over && !confirm("Abandon the game in progress and start a new one? It is not saved.")) return;
-  const body = { vs: $("vs").value, hint: $("hint").value, episode: $("episode").value, rules: $("rules").value };
+  const body = $("players").value === "4"
+    ? { players: 4, partner: $("partner").value, opponents: $("opponents").value, episode: $("episode").value }
+    : { vs: $("vs").value, hint: $("hint").value, episode: $("episode").value, rules: $("rules").value };
   const seed = $("seed").value.trim();
   if (seed !== "") body.seed = Number(seed);
   const seat = $("seat").value;
-  if (seat !== "") body.seat = Number(seat);
+  if (seat !== "" && !body.players) body.seat = Number(seat);
   showTab("play");
   $("new").disabled = true;
   try {
@@ -427,6 +447,7 @@ async function resign() {
 export function initTable(openViewer) {
   P.openViewer = openViewer;
   $("new-game").addEventListener("submit", newGame);
+  $("players").addEventListener("change", () => { $("new-game").dataset.players = $("players").value; });
   $("hint-btn").addEventListener("click", askHint);
   $("resign-btn").addEventListener("click", resign);
   for (const id of ["banner-next", "banner-view", "banner-new"]) {
