@@ -2,11 +2,15 @@
 
 The spec ``exec:COMMAND`` (see :func:`parse_exec`) runs ``COMMAND`` as a child
 process and plays it like any other bot: :class:`ExternalAgent` turns each
-``act(view)`` into one ``request`` line built from the
-:class:`~sixtysix_env.knowledge.PlayerView` alone, and reads one ``action``
-line back. The protocol (message flow, every field, versioning) is
-``agents/protocol/PROTOCOL.md``, with a JSON Schema per message in
-``agents/protocol/schemas/``; :data:`PROTOCOL_VERSION` is the version spoken.
+``act(view)`` into one ``request`` line built from the seat's view alone (a
+two-player :class:`~sixtysix_env.knowledge.PlayerView` or a four-player
+:class:`~sixtysix_env.four_knowledge.FourView`), and reads one ``action``
+line back. The play loop's ``game_rules(rules)`` hook names the game (a
+preset, or four players); a bot whose protocol version cannot express it
+(1.1 or older: two-player German only) is refused there. The protocol
+(message flow, every field, versioning) is ``agents/protocol/PROTOCOL.md``,
+with a JSON Schema per message in ``agents/protocol/schemas/``;
+:data:`PROTOCOL_VERSION` is the version spoken.
 
 Faults are errors, so the play loop turns them into forfeits
 (``agents.play``): each :class:`ExternalBotError` subclass carries the
@@ -67,7 +71,10 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from sixtysix_env.four import FourRules
+from sixtysix_env.four_knowledge import FourView
 from sixtysix_env.knowledge import PlayerView
+from sixtysix_env.variants import GERMAN, Rules
 
 from .base import BaseAgent
 from .movetime import wall_cap
@@ -76,6 +83,7 @@ from .protocol.messages import (
     BotProtocolError,
     BotTimeout,
     ExternalBotError,
+    check_game,
     clip,
     deal_end_message,
     decode,
@@ -85,6 +93,7 @@ from .protocol.messages import (
     new_match_message,
     parse_action,
     parse_hello,
+    protocol_minor,
     request_message,
 )
 from .protocol.process import QUIT_GRACE, BotProcess
@@ -184,6 +193,8 @@ class GameInProgress:
     match_sent: bool = False  # whether the bot was sent this game's new_match
     seat: int | None = None
     deals: int = 0  # deals finished so far
+    rules: Any = None  # the game's Rules or FourRules (game_rules); None: two-player German
+    checked: Any = None  # the rules last checked against the bot's protocol version
 
 
 _LIVE: weakref.WeakSet[ExternalAgent] = weakref.WeakSet()
@@ -244,6 +255,21 @@ class ExternalAgent(BaseAgent):
         except ExternalBotError as e:
             self._fail(e)
 
+    def game_rules(self, rules: Any) -> None:
+        """Told by the play loop after ``reset``: the game's rules (a
+        :class:`~sixtysix_env.variants.Rules` or :class:`~sixtysix_env.four.FourRules`),
+        sent in ``new_match``. A bot whose protocol version cannot express them is refused
+        here (:class:`~agents.protocol.messages.BotVersionError`), before the game starts."""
+        if not isinstance(rules, Rules | FourRules):
+            raise TypeError(f"game_rules takes a Rules or FourRules, got {type(rules).__name__}")
+        self.game.rules = rules
+        if self.game.fault is None and self.bot_info is not None:
+            try:
+                self._check_game(rules)
+            except ExternalBotError as e:
+                self._fail(e)
+                raise
+
     def game_start(self, seat: int, unit: str, move_time: float | None) -> None:
         """Told by the play loop: the seat, the unit and its move time (the budget is the smaller)."""
         self.game.unit = unit
@@ -263,7 +289,7 @@ class ExternalAgent(BaseAgent):
         proc = self._proc
         return self._cpu_ended + (proc.cpu_seconds() if proc is not None else 0.0)
 
-    def act(self, view: PlayerView) -> int:
+    def act(self, view: PlayerView | FourView) -> int:
         if self.game.fault is not None:
             raise self.game.fault
         try:
@@ -275,6 +301,10 @@ class ExternalAgent(BaseAgent):
                 raise BotCrash("the process is not running")
             if not proc.alive():  # it ended mid-game: that game's crash; only the next game restarts
                 raise proc.crash("ended before the request")
+            if self.game.rules is None:  # no game_rules hook: the view's own game
+                self.game.rules = view.rules
+            if view.rules is not self.game.checked:
+                self._check_game(view.rules)
             if not self.game.match_sent:
                 self._send_new_match(view.player)
             if proc.pending():
@@ -286,7 +316,7 @@ class ExternalAgent(BaseAgent):
             deadline = time.monotonic() + (wall_cap(budget) if cpu else budget)
             if cpu:
                 self.cpu_time()  # a sample: the tree as the move starts (see agents.protocol.cputime)
-            proc.send(encode(request_message(view, rid, int(budget * 1000))), deadline)
+            proc.send(encode(request_message(view, rid, int(budget * 1000), self._minor())), deadline)
             line = self._recv_cpu(proc, deadline) if cpu else proc.recv(deadline, "reply")
             if cpu:
                 self.game.cpu_mark = self.cpu_time()
@@ -359,10 +389,21 @@ class ExternalAgent(BaseAgent):
         proc.send(encode(hello_message()), deadline)
         self.bot_info = parse_hello(decode(proc.recv(deadline, "handshake reply")))
 
+    def _minor(self) -> int:
+        """The protocol minor version the bot speaks (what the arena sends it)."""
+        return protocol_minor(self.bot_info["protocol"]) if self.bot_info is not None else 0
+
+    def _check_game(self, rules: Any) -> None:
+        if self.bot_info is not None:
+            check_game(self.bot_info["protocol"], rules)
+        self.game.checked = rules
+
     def _send_new_match(self, seat: int) -> None:
         game = self.game
         game.seat = seat
-        self._notify(new_match_message(game.seed, seat, game.unit, int(game.budget * 1000), game.clock))
+        rules = (game.rules or GERMAN) if self._minor() >= 2 else None
+        budget_ms = int(game.budget * 1000)
+        self._notify(new_match_message(game.seed, seat, game.unit, budget_ms, game.clock, rules))
         game.match_sent = True
 
     def _notify(self, msg: dict[str, Any]) -> None:

@@ -33,7 +33,10 @@ from sixtysix_env.engine import WINDOW_NAMES
 from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.variants import GERMAN
 
-from .messages import PROTOCOL_VERSION, arena_version
+from .messages import arena_version
+
+# The host decodes two-player German views only: it speaks 1.1, so the arena refuses it other games.
+HOST_PROTOCOL = "1.1"
 
 REFUSED = 3  # the exit status of --check for a bot that cannot be hosted
 
@@ -125,7 +128,7 @@ class Host:
         kind = msg.get("type")
         if kind == "hello":
             self._send({"type": "hello", "name": self.spec[:200] or "host", "version": arena_version(),
-                        "protocol": PROTOCOL_VERSION})
+                        "protocol": HOST_PROTOCOL})
         elif kind == "new_match":
             self._new_match(msg)
         elif kind == "request":

@@ -2,9 +2,17 @@
 
 ``PROTOCOL.md`` beside this file documents the message flow, every field and
 the versioning rules; ``schemas/`` holds a JSON Schema per message, which
-describes exactly the dicts built here. A request is built from a
-:class:`~sixtysix_env.knowledge.PlayerView` alone, so it carries exactly
-what the player may know. :mod:`agents.external` runs the bot process.
+describes exactly the dicts built here. A request is built from the seat's
+view alone (:mod:`agents.protocol.views`: a two-player
+:class:`~sixtysix_env.knowledge.PlayerView` or a four-player
+:class:`~sixtysix_env.four_knowledge.FourView`), so it carries exactly what
+the player may know. :mod:`agents.external` runs the bot process.
+
+The arena speaks each bot's own minor version: a bot that answers the
+handshake with 1.0 or 1.1 gets the 1.1 messages and plays the two-player
+German game only (:func:`check_game` refuses it any other game); a bot
+speaking 1.2 or later is told the game in ``new_match`` (players, team,
+rules) and may play every preset and the four-player game.
 """
 
 from __future__ import annotations
@@ -16,14 +24,20 @@ from importlib.metadata import version
 from typing import Any
 
 from sixtysix_env.actions import ACTION_NAMES, N_ACTIONS, actions_of
-from sixtysix_env.cards import CARD_NAMES, SUIT_LETTERS
-from sixtysix_env.engine import MATCH_TARGET, WINDOW_NAMES
+from sixtysix_env.engine import MATCH_TARGET
+from sixtysix_env.four import FourRules
+from sixtysix_env.four_knowledge import FourView
 from sixtysix_env.knowledge import PlayerView
+from sixtysix_env.variants import Rules
 
 from ..forfeits import CRASH, ILLEGAL, MALFORMED, PROTOCOL, TIMEOUT
+from .views import any_view_message, legal_message, needs_new_protocol, players_of, rules_message
+from .views import view_message as view_message
 
-PROTOCOL_VERSION = "1.1"
+PROTOCOL_VERSION = "1.2"
 PROTOCOL_MAJOR = 1
+PROTOCOL_MINOR = 2
+GAMES_MINOR = 2  # the first minor version told the game (new_match players, team, rules)
 SAFE_INT = (1 << 53) - 1  # seeds are sent below this, exact in every JSON parser
 
 
@@ -68,84 +82,26 @@ class BotProtocolError(ExternalBotError):
     forfeit_reason = PROTOCOL
 
 
+class BotVersionError(BotProtocolError):
+    """The bot's protocol version cannot express the game: a preset or four players for a 1.1 bot."""
+
+
 # ------------------------------------------------------------ the messages
-# Every message the arena sends is built here and nowhere else; the schemas
-# in agents/protocol/schemas/ describe exactly these dicts.
+# Every message the arena sends is built here (the views and rules by
+# agents.protocol.views) and nowhere else; the schemas in
+# agents/protocol/schemas/ describe exactly these dicts.
 
 
-# Card names of every 8-bit slice of a card mask, so a mask becomes names in three lookups.
-_SLICES = tuple(
-    tuple(tuple(CARD_NAMES[8 * k + i] for i in range(8) if b >> i & 1) for b in range(256)) for k in range(3)
-)
-
-
-def _cards(mask: int) -> list[str]:
-    """Card names of a 24-bit mask, lowest id first."""
-    lo, mid, hi = _SLICES
-    return [*lo[mask & 255], *mid[mask >> 8 & 255], *hi[mask >> 16 & 255]]
-
-
-def _card(card: int) -> str | None:
-    return CARD_NAMES[card] if card >= 0 else None
-
-
-def _seat(p: int) -> int | None:
-    return p if p >= 0 else None
-
-
-def _suits(bits: int) -> list[str]:
-    return [SUIT_LETTERS[s] for s in range(4) if bits >> s & 1]
-
-
-_LEGAL = tuple({"id": a, "name": ACTION_NAMES[a]} for a in range(N_ACTIONS))
-
-
-def view_message(v: PlayerView) -> dict[str, Any]:
-    """The ``view`` of a request: what ``v.player`` may know (docs/rules.md section 6), and nothing else.
-
-    Built from the fields of the PlayerView alone, so it cannot leak what
-    the view does not hold; the tests resample the hidden cards and check
-    that it does not change.
-    """
-    closed = v.closed_by >= 0
-    return {
-        "seat": v.player,
-        "window": WINDOW_NAMES[v.window],
-        "dealer": v.dealer,
-        "hand": _cards(v.hand),
-        "trump": SUIT_LETTERS[v.trump],
-        "trump_card": _card(v.trump_card),
-        "talon": v.stock,
-        "closed_by": v.closed_by if closed else None,
-        "closer_opp_tricks": v.closer_opp_tricks if closed else None,
-        "lead_card": _card(v.lead_card),
-        "marriage_suit": SUIT_LETTERS[v.marriage_suit] if v.marriage_suit >= 0 else None,
-        "can_declare": bool(v.can_declare),
-        "scores": [v.scores[0], v.scores[1]],
-        "points": [v.points[0], v.points[1]],
-        "tricks": [v.tricks[0], v.tricks[1]],
-        "played": [_cards(v.played[0]), _cards(v.played[1])],
-        "won": [_cards(v.won[0]), _cards(v.won[1])],
-        "marriages": [_suits(v.shown[0]), _suits(v.shown[1])],
-        "exchanged_by": _seat(v.exchanged_by),
-        "opp_hand_size": v.opp_hand_size,
-        "opp_known": _cards(v.opp_known),
-        "opp_excluded": _cards(v.opp_void),
-        "my_known": _cards(v.my_known),
-        "my_excluded": _cards(v.my_void),
-        "unseen": _cards(v.unseen),
-        "match_scores": [v.match_scores[0], v.match_scores[1]],
-    }
-
-
-def request_message(v: PlayerView, request_id: int, time_ms: int) -> dict[str, Any]:
-    """A decision request: the view, the legal actions (ids and names) and the time budget."""
+def request_message(v: PlayerView | FourView, request_id: int, time_ms: int, minor: int = PROTOCOL_MINOR
+                    ) -> dict[str, Any]:
+    """A decision request: the view (two or four players; ``minor`` the protocol minor version the
+    bot speaks), the legal actions (ids and names) and the time budget."""
     return {
         "type": "request",
         "id": request_id,
         "time_ms": time_ms,
-        "view": view_message(v),
-        "legal": [_LEGAL[a] for a in actions_of(v.legal_mask)],
+        "view": any_view_message(v, minor),
+        "legal": legal_message(v.legal_mask),
     }
 
 
@@ -165,11 +121,35 @@ def hello_message() -> dict[str, Any]:
 
 
 def new_match_message(seed: int | None, seat: int, unit: str | None, time_ms: int,
-                      clock: str = "wall") -> dict[str, Any]:
-    """A new game: its unit ("match" to 7, or one "deal"), the bot's seat, its own RNG seed (derived
-    under a key the bot never sees, so it tells nothing about the cards) and what ``time_ms`` limits."""
-    return {"type": "new_match", "seed": None if seed is None else int(seed) % (SAFE_INT + 1),
-            "seat": seat, "unit": unit, "target": MATCH_TARGET, "time_ms": time_ms, "clock": clock}
+                      clock: str = "wall", rules: Rules | FourRules | None = None) -> dict[str, Any]:
+    """A new game: its unit ("match", or one "deal"), the bot's seat, its own RNG seed (derived
+    under a key the bot never sees, so it tells nothing about the cards) and what ``time_ms`` limits.
+
+    With ``rules`` (bots speaking 1.2 or later) it also tells the game: ``players`` (2 or 4),
+    the bot's ``team`` (four players; else null) and the ``rules`` as data; ``target`` is the
+    rules' match target. Without, it is the 1.1 message of the two-player German game."""
+    msg: dict[str, Any] = {"type": "new_match", "seed": None if seed is None else int(seed) % (SAFE_INT + 1),
+                           "seat": seat, "unit": unit, "target": MATCH_TARGET, "time_ms": time_ms,
+                           "clock": clock}
+    if rules is not None:
+        four = players_of(rules) == 4
+        msg.update(target=rules.match_target, players=players_of(rules), team=seat & 1 if four else None,
+                   rules=rules_message(rules))
+    return msg
+
+
+def protocol_minor(protocol: str) -> int:
+    """The minor version of a ``"MAJOR.MINOR"`` the handshake accepted (a huge one reads as 10^9)."""
+    digits = protocol.partition(".")[2]
+    return int(digits) if len(digits) <= 9 else 10**9
+
+
+def check_game(protocol: str, rules: Any) -> None:
+    """Refuse (:class:`BotVersionError`) a game the bot's protocol version cannot express."""
+    what = needs_new_protocol(rules)
+    if what is not None and protocol_minor(protocol) < GAMES_MINOR:
+        raise BotVersionError(f"the bot speaks protocol {shown(protocol)}; {what} needs protocol "
+                              f"1.{GAMES_MINOR} or later (the game told in new_match)")
 
 
 def deal_end_message(index: int, deal: dict[str, Any]) -> dict[str, Any]:

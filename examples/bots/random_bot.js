@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // A Sixty-Six bot for Node (no npm packages): a uniformly random legal action.
 //
-// It speaks the sixtysix external-bot protocol 1.x (agents/protocol/PROTOCOL.md):
+// It speaks the sixtysix external-bot protocol 1.2 (agents/protocol/PROTOCOL.md):
 // one JSON object per line on standard input, one per line on standard output,
-// anything for humans on standard error. Run it in the arena with
+// anything for humans on standard error. It plays every game the arena offers
+// (two players or four, any rules preset): new_match names the game, and each
+// request's legal list is all it needs. Run it in the arena with
 //
 //     sixtysix arena random "exec:node examples/bots/random_bot.js"
 //
@@ -13,8 +15,8 @@
 const readline = require("readline");
 
 const NAME = "random-js";
-const VERSION = "1.0";
-const PROTOCOL = "1.0";
+const VERSION = "1.1";
+const PROTOCOL = "1.2";
 
 // mulberry32: a small seeded generator, so a game replays from its seed.
 function seeded(seed) {
@@ -30,7 +32,8 @@ function seeded(seed) {
 
 let random = seeded(Date.now());
 
-// The action id to play; request.view is what this player knows.
+// The action id to play; request.view is what this player knows (a four-player
+// view has team and partner; the game's rules came in new_match).
 function choose(request) {
   const legal = request.legal;
   return legal[Math.floor(random() * legal.length)].id;
@@ -52,9 +55,12 @@ input.on("line", (line) => {
       }
       send({ type: "hello", name: NAME, version: VERSION, protocol: PROTOCOL });
       break;
-    case "new_match":
+    case "new_match": {
       random = seeded(msg.seed === null ? Date.now() : msg.seed % 4294967296);
+      const rules = msg.rules || { name: "german" }; // absent before protocol 1.2
+      process.stderr.write(`${NAME}: seat ${msg.seat} of ${msg.players || 2}, rules ${rules.name}\n`);
       break;
+    }
     case "request":
       send({ type: "action", id: msg.id, action: choose(msg) });
       break;

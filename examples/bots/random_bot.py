@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """A Sixty-Six bot in plain Python (standard library only): a uniformly random legal action.
 
-It speaks the sixtysix external-bot protocol 1.x (agents/protocol/PROTOCOL.md):
+It speaks the sixtysix external-bot protocol 1.2 (agents/protocol/PROTOCOL.md):
 one JSON object per line on standard input, one per line on standard output,
-anything for humans on standard error. Run it in the arena with
+anything for humans on standard error. It plays every game the arena offers
+(two players or four, any rules preset): ``new_match`` names the game, and
+each request's ``legal`` list is all it needs. Run it in the arena with
 
     sixtysix arena random "exec:python3 examples/bots/random_bot.py"
 
@@ -16,11 +18,12 @@ import json
 import random
 import sys
 
-NAME, VERSION, PROTOCOL = "random-py", "1.0", "1.0"
+NAME, VERSION, PROTOCOL = "random-py", "1.1", "1.2"
 
 
 def choose(request: dict, rng: random.Random) -> int:
-    """The action id to play; ``request["view"]`` is what this player knows."""
+    """The action id to play; ``request["view"]`` is what this player knows (a four-player view
+    has ``team`` and ``partner``; the game's rules came in ``new_match``)."""
     return rng.choice(request["legal"])["id"]
 
 
@@ -37,6 +40,9 @@ def main() -> int:
             reply = {"type": "hello", "name": NAME, "version": VERSION, "protocol": PROTOCOL}
         elif kind == "new_match":
             rng.seed(msg.get("seed"))
+            rules = msg.get("rules") or {"name": "german"}  # absent before protocol 1.2
+            print(f"{NAME}: seat {msg.get('seat')} of {msg.get('players', 2)}, rules {rules.get('name')}",
+                  file=sys.stderr, flush=True)
             continue
         elif kind == "request":
             reply = {"type": "action", "id": msg["id"], "action": choose(msg, rng)}

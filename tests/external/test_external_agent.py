@@ -70,7 +70,7 @@ def test_registry_builds_exec_bots_and_other_specs_are_unchanged(tmp_path):
 def test_python_example_handshake_log_and_close(tmp_path):
     bot = make_external(f"logs={tmp_path} {shlex.join(PY_BOT)}", seed=1)
     bot.reset(7)
-    assert bot.bot_info == {"name": "random-py", "version": "1.0", "protocol": "1.0"}
+    assert bot.bot_info == {"name": "random-py", "version": "1.1", "protocol": "1.2"}
     check({"type": "hello", **bot.bot_info}, "bot_hello")
     pid = bot.pid
     assert pid is not None and bot.log_path.startswith(str(tmp_path))

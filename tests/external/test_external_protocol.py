@@ -6,6 +6,7 @@ import inspect
 import json
 import random
 import re
+from dataclasses import fields
 
 import pytest
 from external_helpers import ROOT, SCHEMAS, SUPPORTED, check, errors, load_schema
@@ -14,6 +15,7 @@ from helpers import resampled_deal
 from agents import external
 from agents.play import GameRecord, play_game
 from agents.protocol.messages import (
+    PROTOCOL_MINOR,
     PROTOCOL_VERSION,
     BotIllegalAction,
     BotMalformed,
@@ -30,13 +32,18 @@ from agents.protocol.messages import (
     request_message,
     view_message,
 )
+from agents.protocol.views import four_view_message, rules_message
 from agents.random_agent import RandomAgent
 from sixtysix_env.actions import ACTION_NAMES, DECLARE
 from sixtysix_env.cards import CARD_NAMES, cards_of
 from sixtysix_env.deals import deal, fixed_deal
 from sixtysix_env.engine import OVER, WINDOW_NAMES
+from sixtysix_env.four import FOUR, FourRules
+from sixtysix_env.four_deals import deal_four
+from sixtysix_env.four_knowledge import FourView, resample_four, view_four
 from sixtysix_env.knowledge import _FIELDS, PlayerView, resample, view
 from sixtysix_env.scoring import REASONS
+from sixtysix_env.variants import PRESETS, Rules, rules_from_spec
 
 SCHEMA_NAMES = sorted(p.name.removesuffix(".schema.json") for p in SCHEMAS.glob("*.schema.json"))
 
@@ -53,7 +60,21 @@ def random_states(n_deals: int, seed: int) -> list:
     return out
 
 
+def random_four_states(n_deals: int, seed: int) -> list:
+    """Every state of ``n_deals`` random four-player deals (a clone per decision)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n_deals):
+        s = deal_four(rng)
+        while not s.is_over:
+            out.append(s.clone())
+            s.apply(rng.choice(s.legal_actions()))
+    return out
+
+
 STATES = random_states(40, 1)
+FOUR_STATES = random_four_states(12, 2)
+ALL_RULES = [*PRESETS.values(), rules_from_spec("german+draw_bonus+double_game"), FOUR]
 
 
 # ------------------------------------------------------------------ schemas
@@ -95,11 +116,17 @@ def test_schema_enums_are_the_codes_constants():
     req = load_schema("request")
     assert req["$defs"]["card"]["enum"] == list(CARD_NAMES)
     assert req["$defs"]["action"]["properties"]["name"]["enum"] == list(ACTION_NAMES)
-    windows = req["properties"]["view"]["properties"]["window"]["enum"]
+    windows = req["$defs"]["view"]["properties"]["window"]["enum"]
     assert windows == [w for w in WINDOW_NAMES if w != "over"]
+    assert req["$defs"]["four_view"]["properties"]["window"]["enum"] == ["lead", "follow"]
+    rules = load_schema("new_match")["$defs"]
+    two = [f.name for f in fields(Rules) if f.compare] + ["spec"]
+    assert list(rules["two_player_rules"]["properties"]) == two
+    assert list(rules["four_player_rules"]["properties"]) == [f.name for f in fields(FourRules)]
+    assert rules["card"] == req["$defs"]["card"] and rules["cards"] == req["$defs"]["cards"]
     assert load_schema("deal_end")["properties"]["reason"]["enum"] == list(REASONS)
     assert load_schema("arena_hello")["properties"]["protocol"]["pattern"] == r"^1\.[0-9]+$"
-    assert re.fullmatch(r"1\.[0-9]+", PROTOCOL_VERSION)
+    assert re.fullmatch(r"1\.[0-9]+", PROTOCOL_VERSION) and PROTOCOL_VERSION == f"1.{PROTOCOL_MINOR}"
 
 
 def test_the_checker_catches_bad_messages():
@@ -117,8 +144,10 @@ def test_protocol_md_documents_every_field_and_schema():
     for name in SCHEMA_NAMES:
         assert f"{name}.schema.json" in doc
         schema = load_schema(name)
-        fields = set(schema["properties"]) | set(schema["properties"].get("view", {}).get("properties", {}))
-        missing = [f for f in fields if f"`{f}`" not in doc]
+        names = set(schema["properties"])
+        for part in schema.get("$defs", {}).values():
+            names |= set(part.get("properties", ()))
+        missing = [f for f in names if f"`{f}`" not in doc]
         assert not missing, (name, missing)
 
 
@@ -127,6 +156,11 @@ def test_every_message_the_arena_sends_matches_its_schema():
     check(hello_message(), "arena_hello")
     check(new_match_message(2**63 - 1, 1, "match", 1000), "new_match")
     check(new_match_message(None, 0, None, 0), "new_match")
+    for r in ALL_RULES:
+        for seat in range(4 if r is FOUR else 2):
+            check(new_match_message(3, seat, "deal", 10, "cpu", r), "new_match")
+    for s in FOUR_STATES[::2]:
+        check(request_message(view_four(s, s.to_act), 1, 100), "request")
     check(quit_message(), "quit")
     for i, s in enumerate(STATES):
         check(request_message(view(s, s.to_act), i, 250), "request")
@@ -141,6 +175,43 @@ def test_every_message_the_arena_sends_matches_its_schema():
     assert match_end_message(forfeit, 1)["forfeit"]["detail"] == "no reply"
     assert match_end_message(forfeit, 0)["forfeit"]["detail"] is None  # not the opponent's business
     check(match_end_message(forfeit, 0), "match_end")
+    four = GameRecord(seed=0, unit="match", players=("a", "b", "c", "d"), agent_seeds=(0, 0, 0, 0), winner=0,
+                      forfeit={"seat": 3, "reason": "illegal", "detail": "no"})
+    check(match_end_message(four, 2), "match_end")
+    check(deal_end_message(0, {"winner": 1, "game_points": 4, "reason": "declared", "scores": [70, 20]}),
+          "deal_end")  # 3 and a draw bonus
+
+
+def test_the_game_is_told_by_version():
+    """A 1.1 bot gets the 1.1 messages; from 1.2 the game (players, team, rules) and the view's bonus."""
+    old = new_match_message(3, 1, "match", 10)
+    assert "rules" not in old and "players" not in old and old["target"] == 7
+    v = view(STATES[0], 0)
+    assert "bonus" not in view_message(v, 1) and view_message(v)["bonus"] == 0
+    four = new_match_message(3, 3, "match", 10, "wall", FOUR)
+    assert (four["players"], four["team"], four["target"]) == (4, 1, 7)
+    one = new_match_message(3, 0, "deal", 10, "wall", PRESETS["schnapsen-pkg"])
+    assert (one["players"], one["team"], one["target"]) == (2, None, 1)
+    r = one["rules"]
+    assert r["name"] == r["spec"] == "schnapsen-pkg" and r["exchange_rank"] == "J" and len(r["deck"]) == 20
+    assert "9C" not in r["deck"] and r["declaring"] == "auto" and r["marriage_credit"] == "next_trick"
+    assert rules_message(rules_from_spec("german+draw_bonus"))["spec"] == "german+draw_bonus"
+    assert json.loads(json.dumps(rules_message(FOUR))) == rules_message(FOUR)
+    with pytest.raises(TypeError, match="Rules or FourRules"):
+        rules_message("kawu")
+
+
+def test_four_player_request_fields_mean_what_the_view_says():
+    s = FOUR_STATES[3]
+    v = view_four(s, s.to_act)
+    m = request_message(v, 2, 50)["view"]
+    p = s.to_act
+    assert (m["seat"], m["team"], m["partner"], m["leader"]) == (p, p % 2, (p + 2) % 4, s.leader)
+    assert m["hand"] == [CARD_NAMES[c] for c in cards_of(s.hands[p])]
+    assert m["trick"] == [CARD_NAMES[c] for c in s.trick]
+    assert m["hand_sizes"] == [h.bit_count() for h in s.hands]
+    assert m["scores"] == [s.score(0), s.score(1)] and m["trump_card"] == CARD_NAMES[s.trump_card]
+    assert set(m["unseen"]).isdisjoint(m["hand"]) and len(m["played"]) == len(m["known"]) == 4
 
 
 def test_the_example_replies_match_their_schemas():
@@ -202,6 +273,8 @@ def test_request_reads_nothing_but_the_player_view():
     for fn in (view_message, request_message):
         used = set(re.findall(r"\bv\.(\w+)", inspect.getsource(fn)))
         assert used and used <= set(_FIELDS), used - set(_FIELDS)
+    used = set(re.findall(r"\bv\.(\w+)", inspect.getsource(four_view_message)))
+    assert used and used <= set(FourView.__slots__), used - set(FourView.__slots__)
     for s in STATES[::7]:
         v = view(s, s.to_act)
         bare = PlayerView.__new__(PlayerView)
@@ -220,6 +293,20 @@ def test_no_leak_under_resampling():
                 r = resample(s, p, rng)
                 got = request_message(view(r, p), 3, 100) if s.to_act == p else view_message(view(r, p))
                 assert encode(got) == msg
+
+
+def test_no_four_player_leak_under_resampling():
+    """docs/rules-four.md: deals a seat cannot tell apart give it the same request, byte for byte."""
+    rng = random.Random(7)
+    changed = 0
+    for s in FOUR_STATES[::3]:
+        for p in range(4):
+            msg = encode(request_message(view_four(s, p), 3, 100))
+            for _ in range(2):
+                r = resample_four(s, p, rng)
+                changed += r.hands != s.hands
+                assert encode(request_message(view_four(r, p), 3, 100)) == msg
+    assert changed > 20
 
 
 def test_resampling_really_changes_the_hidden_cards():

@@ -8,6 +8,7 @@ Arguments are ``key=value`` words:
   legal), ``wrongid`` (answers another request id), ``chatty`` (an extra
   line after its reply), ``badhello`` (speaks protocol 2.0), ``nohello``
   (never answers the handshake);
+- ``protocol=X.Y``: the protocol version it announces (default 1.0);
 - ``slow=SECONDS`` before every reply; ``grandchild=1`` starts a ``sleep``
   in its process group (it never reads stdin, so only a group kill ends it);
   ``stubborn=1`` ignores ``quit`` and end of input; ``record=PATH`` appends
@@ -64,7 +65,7 @@ def main() -> int:
             if fault == "nohello":
                 time.sleep(60)
             send({"type": "hello", "name": "faulty", "version": "0",
-                  "protocol": "2.0" if fault == "badhello" else "1.0"})
+                  "protocol": "2.0" if fault == "badhello" else opts.get("protocol", "1.0")})
         elif kind == "new_match":
             rng.seed(msg["seed"])
             if "memory" in opts:
