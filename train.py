@@ -10,7 +10,7 @@ Usage::
 One iteration:
 
 1. **Collect** (:func:`training.rollout.collect`, one collector for both
-   engines of :mod:`training.tables`). ``num_envs`` tables play
+   engines of :mod:`training.envs`). ``num_envs`` tables play
    matches; the learner's policy plays both seats of self-play tables and one
    seat against an opponent from the pool (:mod:`training.opponents`). With
    ``assist`` the policy's seats play obvious moves by rule (and, ``full``,
@@ -79,7 +79,7 @@ from sixtysix_env.batched.sampling import NonFiniteLogitsError
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.seeding import derive_seed
 from sixtysix_env.variants import RulesMismatchError
-from training import evaluation, expert, preflight, run_folder, schedules
+from training import evaluation, expert, preflight, run_folder, schedules, team
 from training.config import (
     VALUE_TEACHER,
     Config,
@@ -90,12 +90,12 @@ from training.config import (
     parse_command_line,
     trusted_config,
 )
+from training.envs import check_config, make_envs
 from training.gae import compute_gae
 from training.logger import Logger
 from training.opponents import Opponents
 from training.ppo import action_teacher_loss, clipped_surrogate, explained_variance, value_distill_loss
 from training.rollout import Batch, Players, Rollout, collect, reward_metrics
-from training.tables import check_config, make_tables
 from training.teacher import Teacher
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.yaml"
@@ -255,7 +255,7 @@ def loop(run: Run, seed: int, teacher: Teacher | None, logger: Logger) -> None:
     N, T = cfg.num_envs, cfg.rollout_steps
     opponents = Opponents(cfg, N, run.rng)
     buf = Rollout(T, N, critic_size(cfg))
-    tables = make_tables(cfg, seed)
+    tables = make_envs(cfg, seed)
     players = Players(run.policy, run.critic, run.snapshot_net)
     last_eval, began = run.global_step, time.monotonic()
     while run.global_step < cfg.end_steps():
@@ -450,6 +450,8 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if expert.requested(args, DEFAULT_CONFIG):  # algorithm: expert (training/expert, docs/training.md)
         return expert.main(args)
+    if team.requested(args, DEFAULT_CONFIG):  # players: 4, team self-play (training/team, docs/training.md)
+        return team.main(args)
     if "-h" in args or "--help" in args:
         print(__doc__)
         print("Config keys (defaults of training.config.Config; configs/default.yaml sets the same values):")

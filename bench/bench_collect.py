@@ -1,7 +1,7 @@
 """Self-play collection throughput of train.py on either engine: environment steps per second.
 
 Runs :func:`training.rollout.collect`, the one collector the trainer uses
-(the tables behind :mod:`training.tables`, observations written into the
+(the tables behind :mod:`training.envs`, observations written into the
 rollout, the masked sampler, critic values, per-seat reward bookkeeping),
 with the default networks (256x2 policy, 256x2 critic on the 384-feature
 full state) and the current policy in both seats, and reports environment
@@ -29,9 +29,9 @@ import torch
 from agents.nets import PolicyNet, ValueNet
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from training.config import ENGINES, Config
+from training.envs import make_envs
 from training.opponents import Opponents
 from training.rollout import Players, Rollout, collect
-from training.tables import make_tables
 
 
 def main() -> None:
@@ -51,7 +51,7 @@ def main() -> None:
                  opp_snapshot=0.0, opp_heuristic=0.0, hidden=[args.hidden] * 2,
                  critic_hidden=[args.hidden] * 2, assist="full" if args.assist else "none", teacher="")
     rng = np.random.default_rng(0)
-    tables = make_tables(cfg, 0)
+    tables = make_envs(cfg, 0)
     opponents = Opponents(cfg, args.envs, rng)
     policy = PolicyNet(OBS_SIZE, cfg.hidden)
     players = Players(policy, ValueNet(FULL_OBS_SIZE, cfg.critic_hidden), policy)

@@ -12,7 +12,7 @@ setting sees the same machine load:
 
 Workloads: ``engine`` steps ``SelfPlayEnv`` with random legal actions (the
 batched engine, observations and masks); ``collect`` runs the training
-collector (``training.rollout.collect`` on ``BatchedTables``) with a
+collector (``training.rollout.collect`` on ``BatchedEnvs``) with a
 256x256 policy and critic and the self-play opponent mix. Reports, per
 setting, the median decisions per wall-clock second, decisions per
 CPU-second of the process (user + system, all its threads) and the load
@@ -48,13 +48,13 @@ def child(workload: str, threads: int, seconds: float) -> None:
     from sixtysix_env.batched.sampling import random_actions
     from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
     from training.config import Config
+    from training.envs import BatchedEnvs
     from training.opponents import Opponents
     from training.rollout import Players, Rollout, collect
-    from training.tables import BatchedTables
 
     torch.set_num_threads(threads)
     if workload == "engine":
-        tables = BatchedTables(4096, 0, "match")
+        tables = BatchedEnvs(4096, 0, "match")
         gen = torch.Generator().manual_seed(1)
 
         def work() -> int:
@@ -66,7 +66,7 @@ def child(workload: str, threads: int, seconds: float) -> None:
         cfg = Config(num_envs=1024, rollout_steps=16, opp_self=0.5, opp_snapshot=0.2, opp_random=0.05,
                      opp_heuristic=0.0)
         rng = np.random.default_rng(0)
-        tables, opponents = BatchedTables(1024, 0, "match"), Opponents(cfg, 1024, rng)
+        tables, opponents = BatchedEnvs(1024, 0, "match"), Opponents(cfg, 1024, rng)
         policy = PolicyNet(OBS_SIZE, [256, 256])
         players = Players(policy, ValueNet(FULL_OBS_SIZE, [256, 256]), PolicyNet(OBS_SIZE, [256, 256]))
         buf = Rollout(16, 1024, FULL_OBS_SIZE)

@@ -53,7 +53,7 @@ from .config_checks import (
 )
 from .config_file import ConfigError, read_yaml
 
-ENGINES = ("scalar", "batched")  # what steps the training tables (training.tables)
+ENGINES = ("scalar", "batched")  # what steps the training tables (training.envs)
 MIN_MINIBATCH = 16  # decisions per minibatch below which advantages cannot be normalised
 OPPONENT_PREFIX = "opp_"  # opp_<kind>: the weight of the tables against that opponent kind
 

@@ -1,7 +1,7 @@
 """Self-play collection: ``num_envs`` tables play, the learner's decisions fill a rollout.
 
 One collector (:func:`collect`) for both engines, over the small table
-interface of :mod:`training.tables`. Each step every table takes one
+interface of :mod:`training.envs`. Each step every table takes one
 decision. The learner's policy acts for both seats of self-play tables and
 for one seat of tables against an opponent (:mod:`training.opponents`).
 Illegal logits are masked by the project's one masked sampler
@@ -51,8 +51,8 @@ from sixtysix_env.batched.sampling import sample_masked
 from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.observation import OBS_SIZE
 
+from .envs import Envs, Outcome
 from .opponents import BOT, KIND_NAMES, KINDS, LEARNER, RANDOM, SNAPSHOT, Opponents
-from .tables import Outcome, Tables
 from .teacher import Teacher
 
 
@@ -183,7 +183,7 @@ class Players:
 
 
 def collect(
-    tables: Tables,
+    tables: Envs,
     opponents: Opponents,
     players: Players,
     buf: Rollout,
@@ -236,7 +236,7 @@ def collect(
     return deal_rewards
 
 
-def choose(t: int, tables: Tables, opponents: Opponents, players: Players, buf: Rollout,
+def choose(t: int, tables: Envs, opponents: Opponents, players: Players, buf: Rollout,
            theirs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Step ``t``'s action at every table: the policy's sample (its log-prob and the critic's
     value are stored in ``buf``), and at the opponents' seats (``theirs``) each opponent's move."""

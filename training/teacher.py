@@ -36,7 +36,7 @@ from . import workers as worker_processes
 from .config import VALUE_TEACHER
 
 if TYPE_CHECKING:
-    from .tables import Tables
+    from .envs import Envs
 
 _WORKER_TEACHERS: dict[str, Any] = {}  # per process: the teacher bot or solver, built on first use
 
@@ -73,7 +73,7 @@ class Teacher:
             self.pool = worker_processes.start(workers, fork=True)
         self.pending: list[tuple[int, list[int], list[Any] | Future[list[Any]]]] = []
 
-    def label(self, t: int, rows: list[int], tables: Tables,
+    def label(self, t: int, rows: list[int], tables: Envs,
               known: dict[int, PlayerView] | None = None) -> None:
         """Queue labels for step ``t`` of ``rows`` (a random ``frac`` of them);
         ``known``: views of some tables already built this step."""

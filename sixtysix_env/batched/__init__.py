@@ -23,7 +23,7 @@
   ``observation.encode`` (``full=True``: the 384 of ``encode_full``) for all
   tables, bit for bit; :func:`action_masks`.
 - :mod:`.vector`: :class:`SelfPlayEnv` (both seats, for self-play training
-  loops; ``training.tables.BatchedTables`` puts it behind the training
+  loops; ``training.envs.BatchedEnvs`` puts it behind the training
   collector) and :class:`SixtySixVectorEnv`, a Gymnasium vector env against
   a batched opponent.
 - :mod:`.rules`: :func:`~.rules.batched_rules`, the presets it plays (every

@@ -10,11 +10,11 @@ from __future__ import annotations
 import torch
 
 from ..engine import LEAD
-from .lookup import Tables
+from .lookup import Lookup
 from .state import BatchedState
 
 
-def shuffled(t: Tables, generator: torch.Generator, device: torch.device, k: int) -> torch.Tensor:
+def shuffled(t: Lookup, generator: torch.Generator, device: torch.device, k: int) -> torch.Tensor:
     """``(T + 3, k)``: k random deals of the preset's deck (``t.deck``, D cards; T the talon
     size, H the hand size; German: 24, 12, 6). Rows 0..T-1: the talon in draw order (the
     first T swaps of a vectorised Fisher-Yates over the D cards); rows T, T+1: the two
@@ -46,7 +46,7 @@ def shuffled(t: Tables, generator: torch.Generator, device: torch.device, k: int
 class DeckPool:
     """Shuffled decks (columns of :func:`shuffled`), made ``size`` at a time."""
 
-    def __init__(self, t: Tables, generator: torch.Generator, device: torch.device, size: int) -> None:
+    def __init__(self, t: Lookup, generator: torch.Generator, device: torch.device, size: int) -> None:
         self.t, self.generator, self.device, self.size = t, generator, device, size
         self.clear()
 

@@ -87,7 +87,7 @@ _DEAL_FIELDS = tuple(f for f in Rules.__dataclass_fields__ if Rules.__dataclass_
                      and f not in ("name", "draw_bonus", "double_game", "match_target"))
 
 
-class Tables:
+class Lookup:
     """Lookup tables on one device for one rule preset (built once per device and preset),
     and the preset's switches as attributes."""
 
@@ -171,11 +171,12 @@ class Tables:
         self.deck = t(list(cards)).unsqueeze(1)
 
 
-_TABLES: dict[tuple[torch.device, Rules], Tables] = {}
+_LOOKUPS: dict[tuple[torch.device, Rules], Lookup] = {}
 
 
-def tables(device: torch.device, rules: Rules = GERMAN) -> Tables:
+def lookup(device: torch.device, rules: Rules = GERMAN) -> Lookup:
+    """The :class:`Lookup` of ``device`` and ``rules``, built on first use."""
     key = (device, rules)
-    if key not in _TABLES:
-        _TABLES[key] = Tables(device, rules)
-    return _TABLES[key]
+    if key not in _LOOKUPS:
+        _LOOKUPS[key] = Lookup(device, rules)
+    return _LOOKUPS[key]

@@ -22,7 +22,7 @@ from ..deals import new_state
 from ..engine import OVER, State
 from ..scoring import REASONS, DealResult
 from ..variants import GERMAN, Rules
-from .lookup import NEVER, Tables, tables
+from .lookup import NEVER, Lookup, lookup
 
 PAIR, ROW = "pair", "row"  # a field's layout: (2, N), one row per player; or (N,)
 
@@ -42,7 +42,7 @@ class BatchedState:
     num_envs: int
     device: torch.device
     episode: str  # "match" or "deal"
-    t: Tables
+    t: Lookup
     cols: torch.Tensor  # (N,) flat index of player 0 in a flattened (2, N) field
     cols_n: torch.Tensor  # (N,) flat index of player 1
     # the fields of the scalar State
@@ -98,7 +98,7 @@ class BatchedState:
                      match_scores=torch.full((2, num_envs), rules.match_target, dtype=torch.int64,
                                              device=device))
         results = no_results(num_envs, device)
-        return cls(num_envs, device, episode, tables(device, rules), cols, cols + num_envs, **zeros,
+        return cls(num_envs, device, episode, lookup(device, rules), cols, cols + num_envs, **zeros,
                    talon=torch.zeros((rules.talon_size, num_envs), dtype=torch.int64, device=device),
                    can_declare=torch.zeros(num_envs, dtype=torch.bool, device=device),
                    held_suits=z2.clone(), held_at=z2.clone(), bonus=z.clone(),

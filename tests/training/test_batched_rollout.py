@@ -13,9 +13,9 @@ from agents.checkpoint import load
 from agents.nets import PolicyNet
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from training.config import Config, ConfigError, config_from_dict
+from training.envs import BatchedEnvs
 from training.opponents import Opponents
 from training.rollout import CARRY, Players, Rollout, collect
-from training.tables import BatchedTables
 
 SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke.yaml"
 BATCHED = ["engine=batched", "assist=none", "teacher="]
@@ -28,7 +28,7 @@ def rollouts(n: int, steps: int, drop_forced: bool = False, **weights: float) ->
     rng = np.random.default_rng(3)
     torch.manual_seed(3)
     policy, critic = PolicyNet(OBS_SIZE, [16]), PolicyNet(FULL_OBS_SIZE, [16])
-    tables, opponents = BatchedTables(16, 3, "match"), Opponents(cfg, 16, rng)
+    tables, opponents = BatchedEnvs(16, 3, "match"), Opponents(cfg, 16, rng)
     buf = Rollout(steps, 16, FULL_OBS_SIZE)
     out = []
     for _ in range(n):

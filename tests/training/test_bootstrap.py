@@ -16,9 +16,9 @@ from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.observation import FULL_OBS_SIZE, LEGAL, MY_TURN, OBS_SIZE
 from training import rollout
 from training.config import Config
+from training.envs import BatchedEnvs, ScalarEnvs
 from training.gae import compute_gae
 from training.opponents import Opponents
-from training.tables import BatchedTables, ScalarTables
 
 
 class ProbeCritic(torch.nn.Module):
@@ -46,7 +46,7 @@ def collector(engine: str, steps: int, critic: torch.nn.Module, **weights: float
     torch.manual_seed(4)
     policy, opponents = PolicyNet(OBS_SIZE, [16]), Opponents(cfg, 4, rng)
     buf = rollout.Rollout(steps, 4, FULL_OBS_SIZE)
-    tables = (BatchedTables if engine == "batched" else ScalarTables)(4, 4, "match")
+    tables = (BatchedEnvs if engine == "batched" else ScalarEnvs)(4, 4, "match")
     players = rollout.Players(policy, critic, policy)
 
     def collect() -> dict[str, list[float]]:

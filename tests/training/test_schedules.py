@@ -7,7 +7,7 @@ import pytest
 
 from training import schedules
 from training.config import Config
-from training.tables import BatchedTables, ScalarTables
+from training.envs import BatchedEnvs, ScalarEnvs
 
 
 def test_learning_rate_decays_linearly_to_its_floor() -> None:
@@ -33,7 +33,7 @@ def test_snapshot_pick_is_uniform_over_the_pool_and_none_when_empty() -> None:
     assert schedules.snapshot_pick(rng, 0) is None and rng.bit_generator.state == state  # no draw
 
 
-@pytest.mark.parametrize("engine", [ScalarTables, BatchedTables])
+@pytest.mark.parametrize("engine", [ScalarEnvs, BatchedEnvs])
 def test_both_engines_stand_behind_the_one_table_interface(engine: type) -> None:
     tables = engine(3, 5, "deal")
     obs, critic = np.zeros((3, 312), np.float32), np.zeros((3, 330), np.float32)

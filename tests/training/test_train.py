@@ -24,10 +24,10 @@ from sixtysix_env.knowledge import view
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.vector import VectorEnv
 from training.config import Config, ConfigError, config_from_dict, help_text, load_config, parse_overrides
+from training.envs import ScalarEnvs
 from training.opponents import KINDS, Opponents
 from training.ppo import value_distill_loss
 from training.rollout import CARRY, Players, Rollout, collect, record_rewards
-from training.tables import ScalarTables
 from training.teacher import Teacher
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,7 +140,7 @@ def self_play(steps: int, seed: int) -> tuple[Opponents, PolicyNet, ValueNet, Ro
 def test_collect_attributes_every_deal_to_both_seats() -> None:
     """Replay a real rollout: each ended deal's outcome sits on each seat's last decision."""
     opponents, policy, critic, buf, rng = self_play(120, seed=0)
-    tables = ScalarTables(4, 0, "match")
+    tables = ScalarEnvs(4, 0, "match")
     # Independent replay: re-run the same tables with the recorded actions and book results by hand.
     replay = VectorEnv(4, seed=0)
     torch.manual_seed(0)
@@ -174,7 +174,7 @@ def test_assist_and_value_teacher_in_collect(mode: str) -> None:
     """Obvious moves and (``full``), with the talon spent, the solver play the policy's seats (not
     learner steps); deals still pay the seats' last learner rows; the teacher labels learner rows only."""
     opponents, policy, critic, buf, rng = self_play(150, seed=1)
-    tables = ScalarTables(4, 3, "match")
+    tables = ScalarEnvs(4, 3, "match")
     with torch.no_grad():  # never close or declare, so talons run out
         policy.net[-1].bias[[CLOSE, DECLARE]] = -50.0
     teacher = Teacher("pimc-values", seed=0, frac=1.0)
@@ -218,7 +218,7 @@ def test_assist_and_value_teacher_in_collect(mode: str) -> None:
 def test_teacher_workers_give_the_same_labels(spec: str) -> None:
     bufs = []
     for workers in (0, 1):
-        tables = ScalarTables(6, 2, "match")
+        tables = ScalarEnvs(6, 2, "match")
         buf = Rollout(12, 6, FULL_OBS_SIZE)
         teacher = Teacher(spec, seed=5, frac=0.7, workers=workers)
         try:

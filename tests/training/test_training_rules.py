@@ -15,8 +15,8 @@ from agents import arena, checkpoint
 from agents.arena import ArenaOptions
 from sixtysix_env import variants
 from training.config import Config, ConfigError, RulesMismatchError, config_from_dict, load_config
+from training.envs import check_config, make_envs
 from training.evaluation import arena_fields
-from training.tables import check_config, make_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "configs" / "smoke.yaml"
@@ -36,12 +36,12 @@ def test_rules_default_to_german_and_bad_specs_name_the_key() -> None:
 
 def test_both_engines_play_the_rules() -> None:
     cfg = config_from_dict({"rules": "schnapsen", "num_envs": 4, "rollout_steps": 8, "num_minibatches": 1})
-    tables = make_tables(cfg, 0)
+    tables = make_envs(cfg, 0)
     assert all(s.rules.name == "schnapsen" and s.hands[0].bit_count() == 5 for s in tables.env.states)
     for rules in ("schnapsen", "kawu", "german+draw_bonus+double_game", "german"):
         batched = dataclasses.replace(cfg, engine="batched", assist="none", teacher="", rules=rules)
         check_config(batched)  # every preset runs batched
-        states = make_tables(batched, 0).views(list(range(4)))
+        states = make_envs(batched, 0).views(list(range(4)))
         assert all(v.rules.name == rules.split("+")[0] for v in states)
     with pytest.raises(ConfigError, match="needs assist 'none'"):
         check_config(dataclasses.replace(cfg, engine="batched", assist="rules", teacher=""))

@@ -1,14 +1,14 @@
-"""The training tables behind the one collector: a small interface, a scalar and a batched engine.
+"""The training environments behind the one collector: a small interface, a scalar and a batched engine.
 
-:func:`training.rollout.collect` plays a rollout through :class:`Tables`: it
-copies the tables' inputs into the rollout's rows (:meth:`Tables.write`),
-steps them with one action per table (:meth:`Tables.step`) and, for bot
+:func:`training.rollout.collect` plays a rollout through :class:`Envs`: it
+copies the tables' inputs into the rollout's rows (:meth:`Envs.write`),
+steps them with one action per table (:meth:`Envs.step`) and, for bot
 opponents, scripted moves and the teacher, asks for the views of the
-players to act (:meth:`Tables.views`). Two engines stand behind it:
+players to act (:meth:`Envs.views`). Two engines stand behind it:
 
-- :class:`ScalarTables`: ``sixtysix_env.vector.VectorEnv`` (numpy arrays,
+- :class:`ScalarEnvs`: ``sixtysix_env.vector.VectorEnv`` (numpy arrays,
   views for free: every opponent kind, ``assist``, the teacher);
-- :class:`BatchedTables`: the torch engine
+- :class:`BatchedEnvs`: the torch engine
   ``sixtysix_env.batched.vector.SelfPlayEnv`` (one tensor step for all
   tables, several times faster collection; a view costs a gather per table,
   so bot opponents are fine on a few tables, but ``assist`` and the teacher,
@@ -41,7 +41,7 @@ class Outcome:
     rewards: np.ndarray  # (N, 2) float32: game points of the deal that ended, per player
 
 
-class Tables(Protocol):
+class Envs(Protocol):
     """``num_envs`` tables, each with one player to act, stepped together."""
 
     num_envs: int
@@ -62,8 +62,8 @@ class Tables(Protocol):
         ...
 
 
-class ScalarTables:
-    """:class:`Tables` on ``sixtysix_env.vector.VectorEnv``."""
+class ScalarEnvs:
+    """:class:`Envs` on ``sixtysix_env.vector.VectorEnv``."""
 
     def __init__(self, num_envs: int, seed: int, episode: str, rules: str = "german") -> None:
         self.env = VectorEnv(num_envs, seed=seed, episode=episode, full_obs=True, rules=rules)
@@ -86,8 +86,8 @@ class ScalarTables:
         return [self.env.view_of(n) for n in tables]
 
 
-class BatchedTables:
-    """:class:`Tables` on the batched torch engine (CPU): the rows are written through
+class BatchedEnvs:
+    """:class:`Envs` on the batched torch engine (CPU): the rows are written through
     ``torch.from_numpy`` views, with no copy in between."""
 
     def __init__(self, num_envs: int, seed: int, episode: str, rules: str = "german") -> None:
@@ -127,8 +127,8 @@ def check_config(cfg: Config) -> None:
                           f"views), got {cfg.teacher!r}")
 
 
-def make_tables(cfg: Config, seed: int) -> Tables:
+def make_envs(cfg: Config, seed: int) -> Envs:
     """The config's ``num_envs`` training tables on its ``engine``, dealt from ``seed``."""
     check_config(cfg)
-    engine = BatchedTables if cfg.engine == "batched" else ScalarTables
+    engine = BatchedEnvs if cfg.engine == "batched" else ScalarEnvs
     return engine(cfg.num_envs, seed, cfg.episode, cfg.rules)
