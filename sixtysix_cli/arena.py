@@ -7,12 +7,11 @@ import json
 import os
 from typing import Any
 
-from agents.arena import ArenaOptions, OptionError, round_robin, team_match
+from agents.arena import ArenaOptions, round_robin
 from agents.arena.argtypes import positive_int, positive_seconds
 from agents.arena.corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN
 from agents.arena.options import BACKENDS
 from agents.arena.outputs import check_outputs
-from agents.arena.teams import TEAM_SIZE
 from agents.play import CLOCKS, UNITS
 from agents.protocol.sandbox import protect
 from agents.registry import describe_agents
@@ -23,7 +22,7 @@ FLAGS = {
     "move_time": "--move-time", "results_path": "--results PATH", "resume": "--resume", "sprt": "--sprt",
     "sprt_pair": "--sprt ELO0,ELO1", "sprt_alpha": "--sprt-alpha", "sprt_beta": "--sprt-beta",
     "backend": "--backend", "address": "--address", "clock": "--clock", "sandbox": "--sandbox",
-    "rules": "--rules", "players": "--players", "duplicate": "--no-duplicate",
+    "rules": "--rules", "players_per_game": "--players", "duplicate": "--no-duplicate",
     "estimator": "--estimator", "value": "--value",
 }
 
@@ -91,9 +90,8 @@ def add_parser(sub: Any) -> None:
     a.add_argument("--unit", choices=UNITS, default="match",
                    help="a game is a match to 7 (default) or a single deal")
     a.add_argument("--players", type=int, choices=(2, 4), default=2,
-                   help="players at a table: 2 (default) or 4, a team match of two bots (--games deals, each "
-                        "played twice with the teams swapped; four-player bots: "
-                        "random, heuristic, search[:N])")
+                   help="players at a table: 2 (default) or 4: each bot is a team (both partners), and a "
+                        "duplicate pair is one deal with the teams swapped (sixtysix bots --players 4)")
     a.add_argument("--rules", default="german", metavar="SPEC",
                    help="rules preset, a name plus +switches: german (default), kawu, schnapsen, "
                         "schnapsen-pkg, german+draw_bonus+double_game (docs/rules-variants.md)")
@@ -140,19 +138,18 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``sixtysix arena``: a round robin, or with ``--players 4`` a team match."""
+    """Run ``sixtysix arena``: a head-to-head or round robin, of two-player or team (``--players 4``)
+    games."""
     options = ArenaOptions(
         games=args.games, unit=args.unit, seed=args.seed, duplicate=args.duplicate, workers=args.workers,
         backend=args.backend, address=args.address, clock=args.clock, sandbox=args.sandbox,
         move_time=args.move_time, results_path=args.results, resume=args.resume, progress=args.progress,
         sprt=args.sprt, sprt_alpha=args.sprt_alpha, sprt_beta=args.sprt_beta, rules=args.rules,
-        estimator=args.estimator, value=args.value,
+        estimator=args.estimator, value=args.value, players_per_game=args.players,
     )
     check_outputs({"--json": args.json, "--markdown": args.markdown, "--png": args.png},
                   {"--results": args.results}, args.force, images={"--png"})
     protect(*(p for p in (args.json, args.markdown, args.png) if p != "-"))  # never bound for a sandboxed bot
-    if args.players == TEAM_SIZE:
-        return _team_match(args, options)
     result = round_robin(args.bots, options=options)
     print(result.table())
     summary = json.dumps(result.to_dict(), indent=2)
@@ -164,21 +161,6 @@ def run(args: argparse.Namespace) -> int:
         _write(args.markdown, result.markdown())
     if args.png:
         result.plot(args.png)
-    return 0
-
-
-def _team_match(args: argparse.Namespace, options: ArenaOptions) -> int:
-    """``--players 4``: the two bots as teams over duplicate deals (agents.arena.teams)."""
-    if args.markdown or args.png:
-        raise OptionError("--markdown and --png are for two-player runs; a {players} 4 team match "
-                          "writes --json")
-    stats = team_match(args.bots, options=options)
-    print(stats.table())
-    summary = json.dumps(stats.to_dict(), indent=2)
-    if args.json == "-":
-        print(summary)
-    elif args.json:
-        _write(args.json, summary + "\n")
     return 0
 
 

@@ -6,7 +6,6 @@ import argparse
 from typing import Any
 
 from agents.arena import replay
-from agents.arena.teams import TEAM_SIZE
 from agents.four import describe_four_agents
 from agents.registry import describe_agents
 
@@ -40,7 +39,7 @@ def add_parsers(sub: Any) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run ``sixtysix replay`` or ``sixtysix bots``."""
     if args.command == "bots":
-        print(describe_four_agents() if args.players == TEAM_SIZE else describe_agents())
+        print(describe_four_agents() if args.players == 4 else describe_agents())
         return 0
     for line in replay(args.results, args.game, board=not args.brief):
         print(line)

@@ -51,8 +51,16 @@ games still running are stopped.
 Rules (``rules``, a preset spec of docs/rules-variants.md): every game of
 a run follows it; the results file's header records it and a resume with
 other rules is a :class:`RulesMismatchError`; under ``double_game`` a match
-won 7-0 counts as two won games (the line's ``match_value``). Four-player
-team matches (duplicate deals, :mod:`.teams`): :func:`team_match`.
+won 7-0 counts as two won games (the line's ``match_value``).
+
+Four players (``players_per_game=4``): each pairing is two teams, bot A in
+seats 0 and 2 against bot B in 1 and 3, every seat its own bot built from
+its team's spec; a duplicate pair is one deal played again with the teams
+swapped. Everything above holds as for two players: the same referee
+(:func:`agents.play.play_table`: time control, forfeits, which cost the
+forfeiting seat's team), workers, sandbox, results lines that replay on
+resume, ``sixtysix replay``; ``sprt`` is then in team game points per deal.
+:func:`team_match` is the head-to-head of ``games`` duplicate single deals.
 
 Variance reduction (:mod:`.corrected`, ``estimator="aivat"``): each worker
 corrects the games it played with :mod:`agents.evaluation` (value function
@@ -65,7 +73,7 @@ Reports (:mod:`.report`): text, Markdown, JSON and PNG of a round robin.
 Run ``python -m agents.arena --help`` or ``sixtysix arena --help``.
 """
 
-from .api import head_to_head, round_robin, run, summarize
+from .api import head_to_head, round_robin, run, summarize, team_match
 from .options import ArenaOptions, OptionError
 from .pairing import PairingStats, pairing_stats
 from .playback import replay
@@ -74,7 +82,8 @@ from .report import RoundRobinResult
 from .runner import AgentLike
 from .schedule import Task, pairings, schedule
 from .sprt import SPRT_H0, SPRT_H1, SPRT_UNDECIDED, SequentialStop, SprtSettings, sprt_settings
-from .teams import TeamStats, team_match
+
+TeamStats = PairingStats  # a team match's statistics are its pairing's (team A's side)
 
 __all__ = [
     "SPRT_H0",

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from agents.external import ExternalAgent, parse_exec
+from agents.four import make_four_agent
 from agents.play import agent_name, make_env
 from agents.protocol.cgroups import metering
 from agents.protocol.sandbox import check_binds, check_sandbox, protect, seal
@@ -26,6 +27,7 @@ from sixtysix_env.variants import rules_from_spec
 
 from .corrected import PLAIN, corrected_figure
 from .fairness import LOW_CPU_SHARE, ReferenceGuard, cpu_share, share_text
+from .lines import table_of
 from .options import ArenaOptions, OptionError
 from .pairing import PairingStats, pairing_stats
 from .ray_backend import RayBackend
@@ -118,6 +120,17 @@ def round_robin(specs: Sequence[AgentLike], *, options: ArenaOptions | None = No
     return result
 
 
+def team_match(teams: Sequence[str], *, options: ArenaOptions | None = None, **fields: Any) -> PairingStats:
+    """Bot A (``teams[0]``) as one team against bot B over ``games`` duplicate deals: a
+    :func:`head_to_head` at a four-player table of single deals, each deal played twice (the teams
+    swapped), so ``2 * games`` games; ``fields`` as there."""
+    if len(teams) != 2:
+        raise OptionError("{players_per_game} 4 plays two teams: give two bot specs, got {n}", n=len(teams))
+    opts = ArenaOptions.of(options, **fields)
+    opts = dataclasses.replace(opts, players_per_game=4, unit="deal", duplicate=True, games=2 * opts.games)
+    return head_to_head(teams[0], teams[1], options=opts)
+
+
 def summarize(names: list[str], config: dict[str, Any], lines: Sequence[GameLine],
               prior_draws: float = 1.0, played: Played | None = None) -> RoundRobinResult:
     """Statistics of recorded games (as returned by :func:`run` or read from a results file); with
@@ -132,7 +145,7 @@ def summarize(names: list[str], config: dict[str, Any], lines: Sequence[GameLine
     score = np.zeros((n, n))
     counts = np.zeros((n, n))
     for line in lines:
-        s0, s1 = line["seats"]
+        s0, s1 = line["seats"][:2]  # at a four-player table: the two teams' players
         w = line["winner"]
         v = line.get("match_value", 1)  # a double game counts twice (docs/rules-variants.md V1.3)
         counts[s0, s1] += v
@@ -174,8 +187,10 @@ def _run(players: Sequence[AgentLike], opts: ArenaOptions
     names = display_names(players)
     config = opts.run_config(names)
     assert opts.seed is not None  # with_seed chose one
-    tasks = schedule(len(players), opts.games, opts.seed, opts.duplicate)
-    seq = SequentialStop(opts.sprt_test, opts.duplicate, opts.games) if opts.sprt_test is not None else None
+    table = opts.players_per_game
+    tasks = schedule(len(players), opts.games, opts.seed, opts.duplicate, table)
+    seq = None if opts.sprt_test is None else \
+        SequentialStop(opts.sprt_test, opts.duplicate, opts.games, team_points=table == 4)
     guard = ReferenceGuard(names, opts.reference, len(tasks)) if opts.reference else None
     done: dict[int, GameLine] = {}
     writer = None
@@ -190,7 +205,7 @@ def _run(players: Sequence[AgentLike], opts: ArenaOptions
         backend = RayBackend(opts.workers, opts.address) if ray else backend_for(opts.workers)
         times = tuple(opts.player_move_time(p) for p in range(len(players)))
         setup = Setup(tuple(players), opts.unit, times, opts.clock, opts.sandbox, opts.rules,
-                      opts.estimator, opts.value)
+                      opts.estimator, opts.value, table)
         counted = play_missing(setup, names, tasks, done, backend, writer=writer, progress=opts.progress,
                                stop=seq, guard=guard, report_every=opts.report_every,
                                lookahead=2 * opts.workers, replayed=played.replayed)
@@ -215,12 +230,14 @@ def seed_kind(opts: ArenaOptions) -> str:
     return SECRET if seed.bit_length() > 64 else PUBLIC
 
 
-def bot_kind(player: AgentLike) -> str:
+def bot_kind(player: AgentLike, table: int = 2) -> str:
     """``"external"`` (``exec:``, its own process), ``"built-in"`` (the project's bots) or
     ``"plug-in"`` (in-process code from elsewhere: a file, an import path, an entry point, an object)."""
     if isinstance(player, str):
         name = player.strip().partition(":")[0].strip().lower()
-        return EXTERNAL if name == EXEC_PREFIX[:-1] else BUILT_IN if name in KNOWN_AGENTS else PLUGIN
+        if name == EXEC_PREFIX[:-1]:
+            return EXTERNAL
+        return BUILT_IN if name in KNOWN_AGENTS or table == 4 else PLUGIN  # four-player bots: agents.four
     if isinstance(player, ExternalAgent):
         return EXTERNAL
     root = type(player).__module__.partition(".")[0]
@@ -230,7 +247,7 @@ def bot_kind(player: AgentLike) -> str:
 def conditions(players: Sequence[AgentLike], opts: ArenaOptions, kind: str) -> dict[str, Any]:
     """What the results header records of how the run is played (:mod:`.records`): the seed kind,
     the sandbox, each bot's kind and how external bots are metered ("in-process" without any)."""
-    kinds = [bot_kind(p) for p in players]
+    kinds = [bot_kind(p, opts.players_per_game) for p in players]
     meter = metering() if EXTERNAL in kinds else "in-process"
     return {SEED_KIND: kind, SANDBOX: opts.sandbox, BOT_KINDS: kinds, METERING: meter}
 
@@ -290,8 +307,8 @@ def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
     if opts.sprt_test is not None and len(players) != 2:
         raise OptionError("{sprt} compares two bots (head-to-head), got {n} bots", n=len(players))
     for p in players:
-        if isinstance(p, str):
-            check_plays(p, opts.rules)  # fail fast on a bad spec or preset, before any game or worker starts
+        if isinstance(p, str):  # fail fast on a bad spec or preset, before any game or worker starts
+            check_table_bot(p, opts.players_per_game, opts.rules)
     protect(*outputs_of(opts))  # a sandboxed bot never gets them (agents.protocol.sandbox)
     if opts.sandbox:
         check_sandbox()
@@ -310,8 +327,20 @@ def check_players(players: Sequence[AgentLike], opts: ArenaOptions) -> None:
     if objects and (opts.workers > 1 or opts.backend != "local"):
         raise ValueError("Agent objects can only be played with workers=1 and the local backend; "
                          "pass spec strings to use workers or Ray")
+    if objects and opts.players_per_game == 4:
+        raise ValueError("a four-player run takes bot specs, not Agent objects: each seat gets its own bot "
+                         "built from its team's spec")
     if len({id(p) for p in objects}) != len(objects):
         raise ValueError("pass a distinct Agent object for each player (one object cannot sit in two seats)")
+
+
+def check_table_bot(spec: str, table: int, rules: str) -> None:
+    """A bot spec that plays the run's game: a two-player bot of ``rules``, or at a four-player
+    ``table`` a four-player bot (:func:`~agents.four.make_four_agent`) or an ``exec:`` bot."""
+    if table == 4 and not spec.strip().lower().startswith(EXEC_PREFIX):
+        make_four_agent(spec, 0)
+        return
+    check_plays(spec, rules)
 
 
 def outputs_of(opts: ArenaOptions) -> list[str]:
@@ -346,7 +375,7 @@ def validate_resumed(path: str, lines: list[GameLine], tasks: list[Task], config
     by_index = {t.index: t for t in tasks}
     unit = config["unit"]
     rules = rules_from_spec(config.get("rules", "german"))
-    env = make_env(unit, rules=rules)
+    env = make_env(unit, 4) if table_of(config) == 4 else make_env(unit, rules=rules)
     done = {}
     warn = Warn(path)
     for line in lines:

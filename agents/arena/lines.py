@@ -2,7 +2,7 @@
 
 Results files from elsewhere are untrusted data (SECURITY.md): a line of any
 shape (wrong types, deep nesting, huge numbers, missing keys) is named by
-:func:`game_problem` or :func:`team_problem` and skipped by the reader in
+:func:`game_problem` and skipped by the reader in
 :mod:`agents.arena.records`, never a crash.
 """
 
@@ -35,8 +35,8 @@ def _int(x: Any, lo: int = 0, hi: int = MAX_INDEX) -> bool:
     return type(x) is int and lo <= x < hi
 
 
-def _pair(x: Any, ok: Any) -> bool:
-    return isinstance(x, list) and len(x) == 2 and all(ok(v) for v in x)
+def _pair(x: Any, ok: Any, n: int = 2) -> bool:
+    return isinstance(x, list) and len(x) == n and all(ok(v) for v in x)
 
 
 def _deal_ok(d: Any) -> bool:
@@ -44,8 +44,10 @@ def _deal_ok(d: Any) -> bool:
             and _int(d.get("game_points"), 0, MAX_POINTS) and isinstance(d.get("reason"), str))
 
 
-def game_problem(obj: Any) -> str | None:
-    """Why ``obj`` is not a well-formed game line, or None if it is (every field, every element)."""
+def game_problem(obj: Any, table: int = 2) -> str | None:
+    """Why ``obj`` is not a well-formed game line of a run with ``table`` players at a table (2, or
+    4: ``seats``, ``players`` and ``agent_seeds`` per seat, the teams' players alternating), or
+    None if it is (every field, every element)."""
     if not isinstance(obj, dict) or obj.get("type") != "game":
         return "not a game record"
     for key, types in GAME_FIELDS.items():
@@ -58,9 +60,9 @@ def game_problem(obj: Any) -> str | None:
         "index": _int(obj["index"]), "seed": _int(obj["seed"], -MAX_SEED, MAX_SEED),
         "cluster": _int(obj["cluster"]), "unit": obj["unit"] in UNITS,
         "winner": obj["winner"] in (None, 0, 1),
-        "seats": _pair(obj["seats"], _int), "pairing": _pair(obj["pairing"], _int),
-        "players": _pair(obj["players"], lambda v: isinstance(v, str)),
-        "agent_seeds": _pair(obj["agent_seeds"], lambda v: _int(v, -MAX_SEED, MAX_SEED)),
+        "seats": _pair(obj["seats"], _int, table), "pairing": _pair(obj["pairing"], _int),
+        "players": _pair(obj["players"], lambda v: isinstance(v, str), table),
+        "agent_seeds": _pair(obj["agent_seeds"], lambda v: _int(v, -MAX_SEED, MAX_SEED), table),
         "match_score": _pair(obj["match_score"], lambda v: _int(v, 0, 100)),
         "actions": len(obj["actions"]) <= MAX_ACTIONS and all(_int(a, 0, N_ACTIONS) for a in obj["actions"]),
         "deals": len(obj["deals"]) <= MAX_ACTIONS and all(_deal_ok(d) for d in obj["deals"]),
@@ -71,29 +73,22 @@ def game_problem(obj: Any) -> str | None:
     bad = [k for k, ok in checks.items() if not ok]
     if bad:
         return f"{bad[0]!r} is out of range or malformed"
-    if sorted(obj["seats"]) != sorted(obj["pairing"]):
+    seats = obj["seats"]
+    if sorted(seats[:2]) != sorted(obj["pairing"]) or seats[2:] != seats[:2][:len(seats) - 2]:
         return "'seats' do not match 'pairing'"
     f = obj["forfeit"]
-    if f is not None and not (f.get("seat") in (0, 1) and type(f.get("seat")) is int
+    if f is not None and not (f.get("seat") in range(table) and type(f.get("seat")) is int
                               and isinstance(f.get("reason"), str) and isinstance(f.get("detail", ""), str)):
         return "a malformed forfeit"
     return None
 
 
-TEAM = "team"  # the line type of one duplicate deal of a four-player team match (agents.arena.teams)
-TEAM_KEY = "players_per_game"  # a team match's header config says 4 here
+TEAM_KEY = "players_per_game"  # the header config of a four-player run says 4 here (absent: 2)
 
 
-def team_problem(obj: Any) -> str | None:
-    """Why ``obj`` is not a well-formed team-deal line, or None: its index and the deal's two
-    results ``[winning team or null, game points]`` (team A in seats 0/2, then in 1/3)."""
-    if not isinstance(obj, dict) or obj.get("type") != TEAM:
-        return "not a team deal record"
-    results = obj.get("results")
-    ok = (_int(obj.get("index")) and isinstance(results, list) and len(results) == 2
-          and all(isinstance(r, list) and len(r) == 2 and r[0] in (None, 0, 1) and type(r[0]) is not bool
-                  and _int(r[1], 0, MAX_POINTS) for r in results))
-    return None if ok else "'index' or 'results' is out of range or malformed"
+def table_of(config: Any) -> int:
+    """Players at a table in a results file's header config: 4, or 2 (absent or anything else)."""
+    return 4 if isinstance(config, dict) and config.get(TEAM_KEY) == 4 else 2
 
 
 MAX_EXACT_INT = 1 << 53  # a JSON int beyond this is no measured or computed number (and overflows floats)

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
 
-from agents.play import UNITS, check_clock, check_move_time
+from agents.play import TABLES, UNITS, check_clock, check_move_time
 from sixtysix_env.variants import RulesConflictError, UnknownRulesError, rules_from_spec
 
 from .corrected import DEFAULT_VALUE, PLAIN, EstimatorError, check_estimator
-from .sprt import SprtSettings, sprt_settings
+from .lines import TEAM_KEY
+from .sprt import MAX_POINTS, SprtSettings, sprt_settings
 
 # How the API spells a placeholder of an OptionError message that is not just a field name.
 KEYWORDS = {"sprt_pair": "sprt=(elo0, elo1)"}
@@ -190,6 +191,11 @@ class ArenaOptions:
     sprt_estimator: str | None = None
     """What ``sprt`` tests: ``"plain"`` (match results, Elo) or ``"aivat"`` (corrected points per
     deal, ``sprt`` then in game points per deal); None: the run's ``estimator``."""
+    players_per_game: int = 2
+    """Players at a table: 2, or 4 (two bots as teams: each bot plays both partners' seats, and a
+    duplicate pair plays one deal with the teams swapped; docs/rules-four.md). Bot specs are then
+    four-player bots (``sixtysix bots --players 4``) or ``exec:`` bots; ``sprt`` is in team game
+    points per deal; ``rules`` and the aivat estimator are for two-player games."""
     sprt_test: SprtSettings | None = field(init=False, repr=False, compare=False)
     """The validated SPRT settings (None without ``sprt``)."""
 
@@ -218,6 +224,7 @@ class ArenaOptions:
             raise OptionError("reference must be player indices, got {value}", value=self.reference) from None
         if self.address is not None and self.backend != "ray":
             raise OptionError("{address} needs {backend} ray")
+        self._check_table()
         if self.resume and self.results_path is None:
             raise OptionError("{resume} needs {results_path}")
         if self.sprt is None and (self.sprt_alpha is not None or self.sprt_beta is not None):
@@ -232,6 +239,25 @@ class ArenaOptions:
         test = None if self.sprt is None else sprt_settings(self.sprt, self.sprt_alpha, self.sprt_beta, on,
                                                                 self.value)
         object.__setattr__(self, "sprt_test", test)
+
+    def _check_table(self) -> None:
+        """Players at a table: 2, or 4 with no option of two-player games only."""
+        table = self.players_per_game
+        if type(table) is not int or table not in TABLES:
+            raise OptionError("{players_per_game} must be 2 or 4, got {value}", value=table)
+        if table == 2:
+            return
+        if self.rules != "german":
+            raise OptionError("{rules} is for two-player games; four players play docs/rules-four.md")
+        if self.estimator != PLAIN or self.sprt_estimator not in (None, PLAIN):
+            raise OptionError("{estimator} aivat is for two-player games, not {players_per_game} 4")
+        if self.sprt is not None and not (
+                isinstance(self.sprt, tuple | list) and len(self.sprt) == 2
+                and all(isinstance(x, Real) and not isinstance(x, bool) and abs(x) <= MAX_POINTS
+                        for x in self.sprt)):
+            raise OptionError("{sprt} at {players_per_game} 4 is in team game points per deal: two numbers "
+                              "within -{bound}..{bound}, got {value}", bound=f"{MAX_POINTS:g}",
+                              value=self.sprt)
 
     @classmethod
     def of(cls, options: ArenaOptions | None = None, **fields: Any) -> ArenaOptions:
@@ -259,4 +285,6 @@ class ArenaOptions:
             config["sprt"] = self.sprt_test.to_dict()
         if self.estimator != PLAIN:  # likewise: a plain run's header is as before
             config["estimator"] = {"name": self.estimator, "value": self.value}
+        if self.players_per_game != 2:  # likewise
+            config[TEAM_KEY] = self.players_per_game
         return config

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from agents.forfeits import kind_of, kinds_text, no_forfeits
 from sixtysix_env.variants import GERMAN, Rules
 
-from .counting import counted_deals, forfeit_net
+from .counting import counted_deals, forfeit_net, forfeit_side
 from .fairness import cpu_share
 from .lines import jsonable
 
@@ -101,6 +101,10 @@ class PairingStats:
         ) + (f"\n  {self.aivat.text()}" if self.aivat is not None else "") \
             + (f"\n{self.sprt_text()}" if self.sprt_verdict is not None else "")
 
+    def table(self) -> str:
+        """:meth:`summary` (the name a team match's caller uses)."""
+        return self.summary()
+
     def forfeit_text(self) -> str:
         """``"0/2 (random: time 2)"``: forfeits of A and B, by kind."""
         sides = ((self.a, self.a_forfeit_kinds, self.a_forfeits),
@@ -170,8 +174,8 @@ def pairing_stats(
 
 
 def _count_game(st: PairingStats, r: Mapping[str, Any], seat_a: int, rules: Rules) -> tuple[int, int]:
-    """Add one game (A in ``seat_a``) to the counts of ``st``; return A's net game points and the
-    deals counted (a forfeited deal included)."""
+    """Add one game (A in ``seat_a``: its side, the team at a four-player table) to the counts of
+    ``st``; return A's net game points and the deals counted (a forfeited deal included)."""
     v = r.get("match_value", 1)  # a double game counts as two (docs/rules-variants.md V1.3)
     st.games += v
     w = r["winner"]
@@ -184,7 +188,7 @@ def _count_game(st: PairingStats, r: Mapping[str, Any], seat_a: int, rules: Rule
     if r["forfeit"] is not None:
         st.forfeits += 1
         kind = kind_of(r["forfeit"]["reason"])
-        if r["forfeit"]["seat"] == seat_a:
+        if forfeit_side(r) == seat_a:
             st.a_forfeits += 1
             st.a_forfeit_kinds[kind] += 1
         else:
@@ -204,7 +208,7 @@ def _count_game(st: PairingStats, r: Mapping[str, Any], seat_a: int, rules: Rule
     st.deals += len(r["deals"])
     if r["forfeit"] is not None:  # the deal it ended: lost by the forfeiter (counting.forfeit_cost)
         st.deals += 1
-        if r["forfeit"]["seat"] == seat_a:
+        if forfeit_side(r) == seat_a:
             st.b_deal_wins += 1
         else:
             st.a_deal_wins += 1

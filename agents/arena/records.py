@@ -47,13 +47,7 @@ from typing import Any
 from sixtysix_env.variants import RulesMismatchError
 
 from .inputs import MAX_RESULTS_BYTES, NotRegularFile, check_regular, read_regular
-from .lines import (
-    MAX_INDEX,
-    TEAM_KEY,
-    game_problem,
-    parse_line,
-    team_problem,
-)
+from .lines import MAX_INDEX, game_problem, parse_line, table_of
 from .schedule import Task
 
 FORMAT = "sixtysix-arena/1"
@@ -224,8 +218,7 @@ def _parse_lines(path: str, data: bytes | None = None, warn: Warn | None = None)
             else:
                 warn(f"{lineno}: damaged replay line skipped ({problem})")
             continue
-        check = team_problem if header["config"].get(TEAM_KEY) == 4 else game_problem
-        problem = problem or check(obj)
+        problem = problem or game_problem(obj, table_of(header["config"]))
         if problem is None:
             games.append(obj)
         else:

@@ -28,8 +28,9 @@ from tqdm import tqdm
 from agents.base import Agent
 from agents.external import ExternalAgent
 from agents.forfeits import CRASH
+from agents.four import make_four_agent
 from agents.lifetime import die_with, die_with_parent
-from agents.play import WALL, make_env, play_game
+from agents.play import WALL, make_env, play_table
 from agents.record import GameRecord
 from agents.registry import make_agent
 
@@ -57,6 +58,7 @@ class Setup:
     rules: str = "german"
     estimator: str = PLAIN  # "aivat": each game line gets its corrected points (agents.arena.corrected)
     value: str = DEFAULT_VALUE
+    table: int = 2  # players at a table: 4 seats each bot of a pairing as a team (both partners)
 
 
 Queue = deque[Task]
@@ -70,11 +72,13 @@ class Backend(Protocol):
     def play(self, setup: Setup, tasks: Queue) -> Generator[GameLine, None, None]: ...
 
 
-def build_agent(player: AgentLike, sandbox: bool = False) -> Agent:
-    """A fresh bot of a spec string (sandboxed if asked and external), or the Agent object itself."""
+def build_agent(player: AgentLike, sandbox: bool = False, table: int = 2) -> Agent:
+    """A fresh bot of a spec string (sandboxed if asked and external; at a four-player ``table`` a
+    four-player bot, :func:`~agents.four.make_four_agent`, unless ``exec:``), or the Agent object itself."""
     if not isinstance(player, str):
         return player
-    agent = make_agent(player)
+    four = table == 4 and not player.strip().lower().startswith("exec:")
+    agent = make_four_agent(player) if four else make_agent(player)
     if sandbox and isinstance(agent, ExternalAgent):
         agent.sandbox = True
     return agent
@@ -99,7 +103,10 @@ def game_line(task: Task, rec: GameRecord, match_value: int = 1) -> GameLine:
 
 
 def env_for(setup: Setup) -> Any:
-    """The env every game of a run is played in: its unit and rules preset."""
+    """The env every game of a run is played in: its unit and rules preset (four players: the
+    partnership game's env, docs/rules-four.md)."""
+    if setup.table == 4:
+        return make_env(setup.unit, 4)
     return make_env(setup.unit, rules=setup.rules)
 
 
@@ -108,19 +115,20 @@ def match_value(rec: GameRecord, env: Any) -> int:
     (a forfeit or a single deal counts once)."""
     if rec.unit != "match" or rec.forfeit is not None:
         return 1
-    return int(env.unwrapped.game_state.match_value)
+    return int(getattr(env.unwrapped.game_state, "match_value", 1))
 
 
 def play_task(setup: Setup, env: Any, task: Task, wrap: Any = None) -> GameLine:
-    """Play one task with fresh bots (a new instance, or process, per game: no bot remembers the
-    other game of a duplicate pair); ``wrap(agent, player)`` may wrap each. With the aivat estimator
-    the line gets its corrected points here, in the process that played it (in parallel)."""
-    agents = [build_agent(setup.players[p], setup.sandbox) for p in task.seats]
+    """Play one task with fresh bots (a new instance, or process, per game and seat: no bot remembers
+    the other game of a duplicate pair, and partners share nothing but their views); ``wrap(agent,
+    player)`` may wrap each. With the aivat estimator the line gets its corrected points here, in the
+    process that played it (in parallel)."""
+    agents = [build_agent(setup.players[p], setup.sandbox, setup.table) for p in task.seats]
     try:
         seated = [wrap(a, p) if wrap else a for a, p in zip(agents, task.seats, strict=True)]
-        limits = (setup.move_times[task.seats[0]], setup.move_times[task.seats[1]])
-        rec = play_game(seated[0], seated[1], task.seed, setup.unit, limits,
-                        agent_seeds=task.agent_seeds, env=env, clock=setup.clock)
+        limits = tuple(setup.move_times[p] for p in task.seats)
+        rec = play_table(seated, task.seed, setup.unit, limits, agent_seeds=task.agent_seeds, env=env,
+                         clock=setup.clock)
     finally:
         close_built([setup.players[p] for p in task.seats], agents)
     line = game_line(task, rec, match_value(rec, env))
@@ -189,7 +197,7 @@ def _mp_context() -> Any:
 def crash_line(setup: Setup, task: Task, player: int) -> GameLine:
     """The line of a game whose bot killed its worker process twice: that bot forfeits ("crash")."""
     seat = task.seats.index(player) if player in task.seats else 0
-    names = (str(setup.players[task.seats[0]]), str(setup.players[task.seats[1]]))
+    names = tuple(str(setup.players[p]) for p in task.seats)
     rec = GameRecord(task.seed, setup.unit, names, task.agent_seeds)
     rec.lose_by_forfeit(seat, CRASH, "the bot's worker process died (os._exit, a signal or a crash in "
                         "native code), also when the game was played again alone")

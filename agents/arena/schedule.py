@@ -20,6 +20,12 @@ smaller count: a run resumed with a larger ``games`` plays only the new
 games. Because the whole schedule follows from the seed, a resumed run can
 check that a results file belongs to it, game by game.
 
+At a four-player table (``table=4``) a pairing is two teams: bot A in
+seats 0 and 2 and bot B in 1 and 3, and in the second game of a duplicate
+pair the same deal with the teams swapped. Each seat gets its own agent
+seed (A's partners ``derive(master, "agent", k, "a", 0)`` and ``..., 1``),
+which follows the bot to its seats in the swapped game.
+
 Games that share a card seed (the two halves of a duplicate pair, and the
 games of every pairing dealt from the same seed) are never in play at the
 same time, with any backend and any number of workers (:func:`take_free`):
@@ -46,9 +52,9 @@ class Task:
     index: int
     a: int
     b: int
-    seats: tuple[int, int]  # player index at seat 0 and seat 1
+    seats: tuple[int, ...]  # player index at each seat (2, or 4: the teams alternate)
     seed: int
-    agent_seeds: tuple[int, int]  # per seat
+    agent_seeds: tuple[int, ...]  # per seat
     cluster: int  # duplicate pair (or game) number within the pairing
 
 
@@ -74,8 +80,11 @@ def pairings(n_players: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(n_players) for j in range(i + 1, n_players)]
 
 
-def schedule(n_players: int, games: int, seed: int, duplicate: bool) -> list[Task]:
-    """All games of a round robin (``n_players == 2``: a head-to-head), by index."""
+def schedule(n_players: int, games: int, seed: int, duplicate: bool, table: int = 2) -> list[Task]:
+    """All games of a round robin (``n_players == 2``: a head-to-head), by index, at tables of
+    ``table`` players (2, or 4: each bot of a pairing is a team)."""
+    if table == 4:
+        return _team_schedule(n_players, games, seed, duplicate)
     tasks = []
     pairs = pairings(n_players)
     for g in range(games):
@@ -86,6 +95,21 @@ def schedule(n_players: int, games: int, seed: int, duplicate: bool) -> list[Tas
             seed_b = derive(seed, "agent", k, "b")
             seats, agent_seeds = ((b, a), (seed_b, seed_a)) if swap else ((a, b), (seed_a, seed_b))
             tasks.append(Task(g * len(pairs) + p, a, b, seats, game_seed, agent_seeds, k))
+    return tasks
+
+
+def _team_schedule(n_players: int, games: int, seed: int, duplicate: bool) -> list[Task]:
+    """:func:`schedule` at four-player tables: team A in seats 0 and 2 (swapped: 1 and 3)."""
+    tasks = []
+    pairs = pairings(n_players)
+    for g in range(games):
+        for p, (a, b) in enumerate(pairs):
+            k, swap = (g // 2, g % 2) if duplicate else (g, 0)
+            sa = [derive(seed, "agent", k, "a", i) for i in (0, 1)]
+            sb = [derive(seed, "agent", k, "b", i) for i in (0, 1)]
+            seats, agent_seeds = ((b, a, b, a), (sb[0], sa[0], sb[1], sa[1])) if swap else \
+                ((a, b, a, b), (sa[0], sb[0], sa[1], sb[1]))
+            tasks.append(Task(g * len(pairs) + p, a, b, seats, derive(seed, "deal", k), agent_seeds, k))
     return tasks
 
 

@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
-from .corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN, corrected_net
+from .corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN, corrected_net, plain_net
 from .counting import counted_deals
 from .pairing import PairingStats
 from .stats import SPRT_H0, SPRT_H1, SPRT_UNDECIDED, SprtResult, gsprt_points, sprt
 
 __all__ = ["SPRT_H0", "SPRT_H1", "SPRT_UNDECIDED", "SequentialStop", "SprtSettings", "sprt_settings"]
 
+TEAM_POINTS = "team"  # what a four-player run's sequential stop tests: team game points per deal
 DEFAULT_ERROR_RATE = 0.05  # alpha and beta unless given
 MAX_ELO = 2000.0  # |elo0|, |elo1|: beyond, the expected scores round to 0 or 1 and the test has no logarithm
 MAX_POINTS = 3.0  # |elo0|, |elo1| in game points per deal (on="aivat"): no deal is worth more
@@ -89,8 +90,10 @@ class SequentialStop:
     is then the number of games that count.
     """
 
-    def __init__(self, settings: SprtSettings, duplicate: bool, max_games: int) -> None:
+    def __init__(self, settings: SprtSettings, duplicate: bool, max_games: int, team_points: bool = False
+                 ) -> None:
         self.settings = settings
+        self.team_points = team_points  # a four-player run: test A's team game points per deal
         self.duplicate = duplicate
         self.max_games = max_games
         self.wins = self.draws = self.losses = 0
@@ -101,6 +104,10 @@ class SequentialStop:
 
     def _test(self) -> SprtResult:
         s = self.settings
+        if self.team_points:  # elo0, elo1 in A's team game points per deal
+            keys = sorted(self.totals)
+            return gsprt_points([self.totals[k] for k in keys], [self.deals[k] for k in keys],
+                                mu0=s.elo0, mu1=s.elo1, alpha=s.alpha, beta=s.beta)
         if s.on != PLAIN:
             keys = sorted(self.totals)
             return gsprt_points([self.totals[k] for k in keys], [self.deals[k] for k in keys],
@@ -127,7 +134,11 @@ class SequentialStop:
             self.wins += 1
         else:
             self.losses += 1
-        if self.settings.on != PLAIN:
+        if self.team_points:
+            c = line["cluster"]
+            self.totals[c] = self.totals.get(c, 0.0) + plain_net(line, line["seats"].index(0))
+            self.deals[c] = self.deals.get(c, 0) + counted_deals(line)
+        elif self.settings.on != PLAIN:
             c = line["cluster"]
             self.totals[c] = self.totals.get(c, 0.0) + corrected_net(line, 0, self.settings.value)[0]
             self.deals[c] = self.deals.get(c, 0) + counted_deals(line)
@@ -155,6 +166,6 @@ class SequentialStop:
         st.sprt_elo = (s.elo0, s.elo1)
         st.sprt_alpha, st.sprt_beta = s.alpha, s.beta
         st.sprt_max_games = self.max_games
-        if s.on != PLAIN:
-            st.sprt_on = s.on
+        if s.on != PLAIN or self.team_points:
+            st.sprt_on = TEAM_POINTS if self.team_points else s.on
         return st
