@@ -13,7 +13,7 @@ import random
 import shlex
 
 import pytest
-from external_helpers import FAULTY, PY_BOT, check
+from external_helpers import FAULTY, NO_NODE, NODE, NODE_BOT, PY_BOT, check
 
 from agents import play
 from agents.external import ExternalAgent, make_external
@@ -191,6 +191,24 @@ def test_act_without_the_hooks_plays_the_views_game(tmp_path):
         bot.close()
     new = seen(tmp_path)[1]
     assert (new["players"], new["seat"], new["team"], new["rules"]["name"]) == (4, seat, seat & 1, "four")
+
+
+@pytest.mark.skipif(NODE is None, reason=NO_NODE)
+def test_both_example_bots_play_four_players_and_presets(tmp_path):
+    py, js = (make_external(f"logs={tmp_path} {shlex.join(argv)}", seed=1) for argv in (PY_BOT, NODE_BOT))
+    py2, js2 = (make_external(f"logs={tmp_path} {shlex.join(argv)}", seed=2) for argv in (PY_BOT, NODE_BOT))
+    try:
+        rec = play_four([py, js, py2, js2], seed=9)
+        assert rec.forfeit is None and rec.deals
+        for spec in ("schnapsen", "schnapsen-pkg", "german+draw_bonus"):
+            rec = play.play_game(js, py, seed=4, unit="deal", move_time=5.0, env=make_env("deal", rules=spec))
+            assert rec.forfeit is None and rec.deals, spec
+    finally:
+        for b in (py, js, py2, js2):
+            b.close()
+    logs = {b.name: open(b.log_path).read() for b in (py, js)}
+    assert "random-js: seat 1 of 4, rules four" in logs[js.name]
+    assert "random-py: seat 1 of 2, rules schnapsen-pkg" in logs[py.name]
 
 
 @pytest.mark.parametrize(("fault", "reason"), [("illegal", "illegal"), ("malformed", "malformed"),
