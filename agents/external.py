@@ -216,7 +216,8 @@ class ExternalAgent(BaseAgent):
     """A bot in another process, speaking the JSON-lines protocol (agents/protocol/PROTOCOL.md).
 
     One process serves many games: ``reset`` starts it (handshake) when it is
-    not running, ``game_start`` sends ``new_match``, ``act`` one request.
+    not running, ``game_rules`` names the game (two-player German if never
+    called), ``game_start`` sends ``new_match``, ``act`` one request.
     ``deal_end`` / ``game_end`` are notifications (no reply). ``close`` ends
     the process and its group. ``bot_info`` is the bot's handshake (name,
     version, protocol); ``log_path`` its stderr log.
