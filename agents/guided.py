@@ -40,7 +40,7 @@ class GuidedAgent(Anytime, BaseAgent):
     def __init__(self, seed: int | None = None, move_time: float | None = None, worlds: int = 64,
                  path: str | os.PathLike[str] | None = None, net: GuideNet | None = None, *,
                  depth: int = 1, infer: int = 1, beta: float = BETA, eps: float = EPS,
-                 prior: float = PRIOR, temp: float = TEMP, leaf: str = CRITIC) -> None:
+                 prior: float = PRIOR, temp: float = TEMP, leaf: str = CRITIC, sample: int = 0) -> None:
         super().__init__(seed, move_time)
         if worlds < 1:
             raise ValueError(f"worlds must be >= 1, got {worlds}")
@@ -49,7 +49,7 @@ class GuidedAgent(Anytime, BaseAgent):
         self.worlds = worlds
         self.search = GuidedSearch(net if net is not None else load_guide(path), depth=depth,
                                    infer=bool(infer), beta=beta, eps=eps, prior=prior, temp=temp,
-                                   leaf=leaf)
+                                   leaf=leaf, sample=bool(sample))
         self.solver = self.search.solver  # hints read the exact values once the talon is spent
         self.model = self.search.model  # hints show it the person's views
         self.last_result: SearchResult | None = None
@@ -61,6 +61,11 @@ class GuidedAgent(Anytime, BaseAgent):
 
     def release(self) -> None:
         self.solver.release()
+
+    def move_distribution(self, view: PlayerView) -> dict[int, float] | None:
+        """With ``sample=1``: the distribution the move at ``view`` was drawn from in this game
+        (:mod:`agents.search.moves`), or None for a move not drawn."""
+        return self.search.moves.get(view)
 
     def act(self, view: PlayerView) -> int:
         deadline = self.deadline()  # first: all of the move's work counts

@@ -24,6 +24,11 @@ Anytime: with a per-move budget (``move_time`` in the spec, or the game's
 limit handed over by the play loop; :mod:`agents.search.budget`) the bot
 samples worlds until the budget less a safety margin is used, at least one,
 instead of a fixed ``worlds``. Without a budget it is the fixed search.
+
+With ``temp`` above 0 the bot draws its move from ``softmax(mean value /
+temp)`` over the searched moves instead of playing the best, and declares
+that distribution (:meth:`PimcAgent.move_distribution`) for the
+variance-reduced estimator (:mod:`agents.evaluation`).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from .rules import obvious_action, view_rule_action
 from .search.budget import MAX_UNITS, Anytime, Deadline, OutOfTime, gc_paused
 from .search.determinized import world_action_values
 from .search.inference import OpponentModel
+from .search.moves import MoveLog, draw, softmax
 from .search.solver import Solver
 
 
@@ -51,10 +57,15 @@ class PimcAgent(Anytime, BaseAgent):
         worlds: int = 64,
         depth: int = 1,
         infer: int = 0,
+        temp: float = 0.0,
     ) -> None:
         super().__init__(seed, move_time)
         if worlds < 1 or depth < 0:
             raise ValueError(f"worlds must be >= 1 and depth >= 0, got {worlds}, {depth}")
+        if not temp >= 0:
+            raise ValueError(f"temp must be >= 0, got {temp}")
+        self.temp = float(temp)
+        self.moves = MoveLog()
         self.worlds = worlds
         self.last_worlds = 0  # worlds the last search used
         self.depth = depth
@@ -64,8 +75,14 @@ class PimcAgent(Anytime, BaseAgent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.solver.clear()
+        self.moves.clear()
         if self.model is not None:
             self.model.reset()
+
+    def move_distribution(self, view: PlayerView) -> dict[int, float] | None:
+        """The distribution the move at ``view`` was drawn from in this game (``temp`` above 0), or
+        None: a move not drawn (played by rule, or the best with ``temp`` 0)."""
+        return self.moves.get(view)
 
     def release(self) -> None:
         self.solver.release()
@@ -113,4 +130,8 @@ class PimcAgent(Anytime, BaseAgent):
         self.last_worlds = done
         if not done:
             return view_rule_action(view)  # not even one world in time: the rules of thumb
+        if self.temp > 0 and len(legal) > 1:
+            probs = softmax(((a, totals[a] / done) for a in legal), self.temp)
+            self.moves.record(view, probs)
+            return draw(probs, self.rng)
         return max(legal, key=lambda a: (totals[a], a == DECLARE, -a))

@@ -99,6 +99,8 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
                 "worlds": Param(int, 64, 1, "worlds sampled per decision"),
                 "depth": Param(int, 1, 1, "decisions searched by minimax before playouts (talon open)"),
                 "infer": Param(int, 0, 0, "1: worlds respect what the opponent's leads revealed", 1),
+                "temp": Param(float, 0.0, 0.0, "0: play the best move; above 0: draw it from "
+                              "softmax(mean value / temp) and declare that distribution", 100.0),
                 "move_time": MOVE_TIME,
             },
         ),
@@ -152,6 +154,8 @@ KNOWN_AGENTS: dict[str, BotInfo] = {
                 "prior": Param(float, 0.3, 0.0, "weight of the policy prior log pi(a), game points", 10.0),
                 "temp": Param(float, 0.2, 0.001, "temperature of the bot's move distribution "
                               "softmax(score / temp)", 100.0),
+                "sample": Param(int, 0, 0, "1: draw the move from that distribution (and declare it) "
+                                           "instead of playing the best score", 1),
                 "move_time": MOVE_TIME,
             },
             positional="path",

@@ -174,7 +174,7 @@ def with_corrected(st: PairingStats, lines: Sequence[GameLine], a: int, b: int,
     """``st`` with the corrected figure beside the plain one when the run's config asks for aivat."""
     est = config.get("estimator")
     if isinstance(est, dict) and est.get("name") != PLAIN and isinstance(est.get("value"), str):
-        st.aivat = corrected_figure(lines, a, b, est["value"])
+        st.aivat = corrected_figure(lines, a, b, est["value"], str(est.get("name")))
     return st
 
 

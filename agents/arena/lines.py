@@ -110,14 +110,21 @@ def seconds_ok(x: Any) -> bool:
 def aivat_problem(field: Any, deals: int) -> str | None:
     """Why a game line's ``aivat`` field is malformed, or None: ``{"value": NAME, "points": [p0, p1]}``
     (the corrected game points of the players in seats 0 and 1: finite, zero-sum, bounded by the
-    deal count) or ``{"value": NAME, "skipped": REASON}`` (a game the estimator must not correct)."""
+    deal count; optionally ``"luck"``, a short list of finite numbers) or
+    ``{"value": NAME, "skipped": REASON}`` (a game the estimator must not correct)."""
     if not isinstance(field, dict) or not isinstance(field.get("value"), str) or len(field["value"]) > 40:
         return "not an object with a value name"
     if set(field) == {"value", "skipped"}:
         return None if isinstance(field["skipped"], str) and len(field["skipped"]) <= MAX_NOTE else "bad note"
     points = field.get("points")
-    if set(field) != {"value", "points"} or not _pair(points, finite_number) or not isinstance(points, list):
+    if set(field) - {"luck"} != {"value", "points"} or not _pair(points, finite_number) \
+            or not isinstance(points, list):
         return "no pair of finite points"
+    luck = field.get("luck", [])  # seat 0's luck by kind (agents.evaluation.games.seat_luck)
+    bound_luck = MAX_CORRECTED * max(1, deals)
+    if not isinstance(luck, list) or len(luck) > 16 or not all(finite_number(x) and abs(x) <= bound_luck
+                                                               for x in luck):
+        return "luck is not a short list of finite numbers"
     bound = MAX_CORRECTED * max(1, deals)
     if abs(points[0]) > bound or abs(points[0] + points[1]) > 1e-6 * (1 + abs(points[0])):
         return "points out of range or not zero-sum"

@@ -36,6 +36,7 @@ from agents.registry import make_agent
 
 from .corrected import DEFAULT_VALUE, PLAIN, correction
 from .fairness import ReferenceGuard, cpu_share, share_text
+from .lines import AIVAT
 from .pairing import percent
 from .records import REFERENCE_TIMEOUT, WORKER_DIED, ResultsWriter, is_replay, replay_line
 from .schedule import Task, deal_key, take_free
@@ -133,7 +134,7 @@ def play_task(setup: Setup, env: Any, task: Task, wrap: Any = None) -> GameLine:
         close_built([setup.players[p] for p in task.seats], agents)
     line = game_line(task, rec, match_value(rec, env))
     if setup.estimator != PLAIN:
-        line[setup.estimator] = correction(line, agents, setup.value)
+        line[AIVAT] = correction(line, agents, setup.value)  # one field for either weighing
     return line
 
 

@@ -17,8 +17,17 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
-from .corrected import DEFAULT_VALUE, ESTIMATOR_NAMES, PLAIN, corrected_net, plain_net
+from .corrected import (
+    DEFAULT_VALUE,
+    ESTIMATOR_NAMES,
+    PLAIN,
+    corrected_net,
+    luck_of,
+    new_prequential,
+    plain_net,
+)
 from .counting import counted_deals
+from .lines import AIVAT
 from .pairing import PairingStats
 from .stats import SPRT_H0, SPRT_H1, SPRT_UNDECIDED, SprtResult, gsprt_points, sprt
 
@@ -38,7 +47,7 @@ class SprtSettings:
     elo1: float
     alpha: float = DEFAULT_ERROR_RATE
     beta: float = DEFAULT_ERROR_RATE
-    on: str = PLAIN  # "plain": match results under the Elo model; "aivat": corrected points per deal
+    on: str = PLAIN  # "plain": match results under the Elo model; "aivat"/"aivat-weight1": corrected points
     value: str = DEFAULT_VALUE  # with on="aivat": the value function whose corrections count
 
     def __post_init__(self) -> None:
@@ -98,8 +107,11 @@ class SequentialStop:
         self.max_games = max_games
         self.wins = self.draws = self.losses = 0
         self.played = 0
-        self.totals: dict[int, float] = {}  # with on="aivat": A's corrected net points per cluster
-        self.deals: dict[int, int] = {}
+        self.totals: dict[int, float] = {}  # with an aivat test: A's plain net points per cluster, its
+        self.deals: dict[int, int] = {}  # deals, its luck (by kind, or plain less weight-1 corrected)
+        self.luck: dict[int, list[float]] = {}
+        self.values: dict[int, float] = {}  # and its tested value, fixed once computed
+        self.prequential = new_prequential(settings.on) if settings.on != PLAIN else None
         self.result = self._test()
 
     def _test(self) -> SprtResult:
@@ -110,7 +122,11 @@ class SequentialStop:
                                 mu0=s.elo0, mu1=s.elo1, alpha=s.alpha, beta=s.beta)
         if s.on != PLAIN:
             keys = sorted(self.totals)
-            return gsprt_points([self.totals[k] for k in keys], [self.deals[k] for k in keys],
+            assert self.prequential is not None  # weights from the earlier clusters alone
+            for k in keys:
+                if k not in self.values:
+                    self.values[k] = float(self.prequential.add(self.totals[k], self.luck[k]))
+            return gsprt_points([self.values[k] for k in keys], [self.deals[k] for k in keys],
                                 mu0=s.elo0, mu1=s.elo1, alpha=s.alpha, beta=s.beta)
         return sprt(self.wins, self.draws, self.losses, elo0=s.elo0, elo1=s.elo1, alpha=s.alpha,
                           beta=s.beta)
@@ -140,7 +156,12 @@ class SequentialStop:
             self.deals[c] = self.deals.get(c, 0) + counted_deals(line)
         elif self.settings.on != PLAIN:
             c = line["cluster"]
-            self.totals[c] = self.totals.get(c, 0.0) + corrected_net(line, 0, self.settings.value)[0]
+            v = self.settings.value
+            plain = plain_net(line, line["seats"].index(0))
+            self.totals[c] = self.totals.get(c, 0.0) + plain
+            fixed = corrected_net(line, 0, v)[0]
+            luck = luck_of(line, 0, v) if self.settings.on == AIVAT else [plain - fixed]
+            self.luck[c] = [x + y for x, y in zip(self.luck.get(c, [0.0] * len(luck)), luck, strict=True)]
             self.deals[c] = self.deals.get(c, 0) + counted_deals(line)
         self.played += 1
         if not self.duplicate or self.played % 2 == 0 or self.played >= self.max_games:

@@ -29,7 +29,19 @@ from sixtysix_env.deals import next_deal
 from sixtysix_env.engine import OVER, State
 from sixtysix_env.seeding import deal_rng
 
-from .aivat import Basis, DealCorrection, Expectation, Policy, Sampler, correct_deal, expected_after_draw
+from .aivat import (
+    ACTION,
+    DEAL,
+    DRAW_TERM,
+    SAMPLED,
+    Basis,
+    DealCorrection,
+    Expectation,
+    Policy,
+    Sampler,
+    correct_deal,
+    expected_after_draw,
+)
 from .values import ValueFn
 
 
@@ -41,10 +53,30 @@ class NotCorrectable(ValueError):
     """A game the estimator must not correct (a bot that sees the hidden state)."""
 
 
+LUCK_NAMES = ("deal", "draws", "moves of seat 0", "moves of seat 1", "sampled moves of seat 0",
+              "sampled moves of seat 1")  # the coordinates of :func:`seat_luck`
+
+
+def seat_luck(corrections: Sequence[DealCorrection]) -> list[float]:
+    """The luck of a game's deals for seat 0, by :data:`LUCK_NAMES`: the regressors of the arena's
+    cross-fitted figure (:mod:`agents.arena.corrected`). Each coordinate has mean zero."""
+    out = [0.0] * len(LUCK_NAMES)
+    slot = {DEAL: 0, DRAW_TERM: 1, ACTION: 2, SAMPLED: 4}
+    for c in corrections:
+        for t in c.terms:
+            out[slot[t.kind] + int(t.seat == 1 and t.kind in (ACTION, SAMPLED))] += t.value
+    return out
+
+
 def policy_of(agent: Any) -> Policy | None:
-    """The bot's ``action_probabilities(view)`` if it has one (its policy is then known), else None."""
-    fn = getattr(agent, "action_probabilities", None)
-    return fn if callable(fn) else None
+    """The bot's known move probabilities, else None: ``action_probabilities(view)`` (a policy of the
+    view alone), or ``move_distribution(view)`` (the distribution a search bot drew its move from at
+    that view in the game it played, None where it drew none: see docs/variance.md)."""
+    for name in ("action_probabilities", "move_distribution"):
+        fn = getattr(agent, name, None)
+        if callable(fn):
+            return fn
+    return None
 
 
 def sampler_of(copy: Any, rng: random.Random, k: int = 2) -> Sampler:
@@ -253,6 +285,6 @@ def estimate(values: Sequence[float]) -> Estimate:
 
 __all__ = [
     "Estimate", "GamePoints", "NotCorrectable", "PairingPoints", "ReplayError",
-    "check_correctable", "correct_game", "estimate", "game_points", "pairing_points", "policy_of",
-    "replay_deals", "sampler_of",
+    "LUCK_NAMES", "check_correctable", "correct_game", "estimate", "game_points", "pairing_points",
+    "policy_of", "replay_deals", "sampler_of", "seat_luck",
 ]  # fmt: skip

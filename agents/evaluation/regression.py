@@ -47,3 +47,74 @@ def cross_fitted(y: Sequence[float], x: Sequence[Sequence[float]], folds: int = 
         w = fit_weights(yv[train], xv[train], ridge)
         out[~train] = yv[~train] - xv[~train] @ w
     return [float(v) for v in out]
+
+
+MIN_FIT = 8  # clusters before the first fitted weights (fewer: the plain value)
+
+
+class Prequential:
+    """Regression-weighted values for a sequential test: cluster ``i``'s weights are fitted on the
+    clusters before it alone, so ``E[w_i . x_i] = 0`` given the past (a martingale difference) and
+    every value keeps the plain one's conditional mean, at each step of the test.
+
+    A guard keeps the plain value while the weights have not narrowed the values they produced so
+    far (out of sample, on the earlier clusters): a correction that does not help is not applied.
+    :meth:`add` takes one cluster's plain result and luck vector and returns its value.
+    ``fixed``: weights 1 on every coordinate (AIVAT's own, applied from the first cluster), the
+    guard alone.
+    """
+
+    def __init__(self, min_fit: int = MIN_FIT, ridge: float = RIDGE, fixed: bool = False) -> None:
+        self.min_fit = min_fit
+        self.ridge = ridge
+        self.fixed = fixed
+        self.n = 0
+        self.sx: np.ndarray | None = None
+        self.sxx: np.ndarray | None = None
+        self.sxy: np.ndarray | None = None
+        self.sy = 0.0
+        self.fitted: list[tuple[float, float]] = []  # (plain, weighted) of the clusters with weights
+
+    def weights(self) -> np.ndarray | None:
+        """The weights for the next cluster, fitted on the clusters so far (None: too few)."""
+        if self.sx is None or self.sxx is None or self.sxy is None:
+            return None
+        if self.fixed:
+            return np.ones(self.sx.size)
+        if self.n < self.min_fit:
+            return None
+        mx, my = self.sx / self.n, self.sy / self.n
+        xx = self.sxx - self.n * np.outer(mx, mx)
+        xy = self.sxy - self.n * mx * my
+        return np.linalg.solve(xx + self.ridge * np.eye(mx.size), xy)
+
+    def helps(self) -> bool:
+        """Whether the weighted values so far vary less than the plain ones, once there are
+        ``min_fit`` of them (before: weight 1 is applied, fitted weights are not)."""
+        if len(self.fitted) < self.min_fit:
+            return self.fixed
+        plain, weighted = np.array(self.fitted).T
+        return bool(weighted.var() < plain.var())
+
+    def add(self, y: float, x: Sequence[float]) -> float:
+        """The value of the next cluster (plain result ``y``, luck ``x``); then learn from it."""
+        xv = np.asarray(x, dtype=float)
+        if not xv.size:
+            return y
+        if self.sx is None or self.sx.size != xv.size:
+            self.n, self.sy = 0, 0.0
+            self.sx, self.sxy = np.zeros(xv.size), np.zeros(xv.size)
+            self.sxx = np.zeros((xv.size, xv.size))
+        w = self.weights()
+        value = y
+        if w is not None:
+            weighted = y - float(xv @ w)
+            value = weighted if self.helps() else y
+            self.fitted.append((y, weighted))
+        assert self.sxx is not None and self.sxy is not None
+        self.sx += xv
+        self.sxx += np.outer(xv, xv)
+        self.sxy += xv * y
+        self.sy += y
+        self.n += 1
+        return value

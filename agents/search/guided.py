@@ -64,6 +64,7 @@ from .beliefs import BETA, EPS, Beliefs, card_rows, lead_likelihoods
 from .budget import MAX_UNITS, Deadline, OutOfTime
 from .determinized import CLOSE_MARGIN, solvable
 from .inference import OpponentModel
+from .moves import MoveLog, draw, softmax
 from .rollouts import rollout_values
 from .solver import Solver, terminal_value
 
@@ -177,7 +178,7 @@ class GuidedSearch:
 
     def __init__(self, net: GuideNet, *, depth: int = 1, infer: bool = True, beta: float = BETA,
                  eps: float = EPS, prior: float = PRIOR, temp: float = TEMP, extended: bool = True,
-                 leaf: str = CRITIC) -> None:
+                 leaf: str = CRITIC, sample: bool = False) -> None:
         if depth not in (1, 2):
             raise ValueError(f"depth must be 1 or 2, got {depth}")
         if leaf not in LEAVES:
@@ -191,11 +192,14 @@ class GuidedSearch:
         self.solver = Solver()
         self.model: OpponentModel | None = OpponentModel() if infer else None
         self.beliefs = Beliefs(extended)  # False: the opponent's leads alone (tests, benches)
+        self.draw_moves = sample  # draw the move from the policy (and log it) instead of the best score
+        self.moves = MoveLog()  # with sample: each drawn move's distribution, by view
 
     def reset(self) -> None:
-        """A new match: forget the beliefs and the solver's tables."""
+        """A new match: forget the beliefs, the solver's tables and the logged distributions."""
         self.solver.clear()
         self.beliefs.reset()
+        self.moves.clear()
         if self.model is not None:
             self.model.reset()
 
@@ -324,6 +328,10 @@ class GuidedSearch:
                 score = mean + self.prior * np.log(np.maximum(pi, PRIOR_FLOOR))
         best = max(range(len(legal)), key=lambda j: (score[j], legal[j] == DECLARE, -legal[j]))
         policy = softmax_policy(score, legal, self.temp)
+        if self.draw_moves and len(legal) > 1:  # the move drawn from the policy, which is logged
+            probs = softmax(zip(legal, score.tolist(), strict=True), self.temp)
+            self.moves.record(v, probs)
+            best = legal.index(draw(probs, rng))
         action_values = np.zeros(N_ACTIONS, dtype=np.float32)
         action_values[legal] = mean
         value = float(mean[best])

@@ -25,14 +25,21 @@ AIVAT = {"estimator": "aivat", "value": "heuristic"}  # the cheap value function
 @pytest.mark.parametrize("unit, games", [("deal", 12), ("match", 4)])
 def test_the_arena_figure_equals_pairing_points_on_the_same_lines(unit, games):
     names, config, lines = run(["heuristic", "random"], games=games, unit=unit, seed=5, **AIVAT)
-    assert all(set(line["aivat"]) == {"value", "points"} for line in lines)  # corrected in the worker
+    assert all(set(line["aivat"]) == {"value", "points", "luck"} for line in lines)  # in the worker
     st = summarize(names, config, lines).pairings[0]
     policies = {0: HeuristicAgent().action_probabilities, 1: RandomAgent().action_probabilities}
     ref = pairing_points(lines, 0, 1, heuristic_value, policies)
     assert st.aivat is not None and st.aivat.corrected_games == games
-    assert (st.aivat.points_per_deal, *st.aivat.ci) == pytest.approx(ref.aivat)
     assert (st.points_per_deal, *st.points_per_deal_ci) == pytest.approx(ref.plain)
     assert st.aivat.sd_ratio > 0 and "aivat heuristic" in st.summary()
+    one = corrected_figure(lines, 0, 1, "heuristic", "aivat-weight1")  # weight 1: AIVAT's own figure
+    assert (one.points_per_deal, *one.ci) == pytest.approx(ref.aivat if one.used == "aivat" else ref.plain)
+    assert one.sd_ratio == pytest.approx(ref_ratio(ref))
+
+
+def ref_ratio(ref):
+    """SD ratio plain/AIVAT of pairing_points' figures: their intervals' half-widths."""
+    return (ref.plain[2] - ref.plain[1]) / (ref.aivat[2] - ref.aivat[1])
 
 
 def test_plain_figures_are_the_same_with_and_without_the_estimator():
@@ -155,12 +162,12 @@ def test_the_sprt_with_aivat_decides_on_the_corrected_values():
     lines = []
     for c in range(40):
         x = 0.5 if c % 2 else -0.5
-        lines += [_line(c, [0, 1], 2, x), _line(c, [1, 0], 2, -x + 0.1 * (c % 3))]
+        lines += [_line(c, [0, 1], 1 + c % 3, x), _line(c, [1, 0], 3 - c % 2, -x + 0.1 * (c % 3))]
     plain = _feed(SequentialStop(sprt_settings((0, 50)), True, 80), lines)
     assert plain.verdict == "H1"
-    corrected = _feed(SequentialStop(sprt_settings((0, 0.5), on="aivat"), True, 80), lines)
+    corrected = _feed(SequentialStop(sprt_settings((0, 0.5), on="aivat-weight1"), True, 80), lines)
     assert corrected.verdict == "H0" and corrected.played >= 20  # at least ten clusters first
-    again = _feed(SequentialStop(sprt_settings((0, 0.5), on="aivat"), True, 80),
+    again = _feed(SequentialStop(sprt_settings((0, 0.5), on="aivat-weight1"), True, 80),
                   [_line(g["cluster"], g["seats"], 2, 2.0) for g in lines])
     assert again.verdict == "H1"  # the same games with other corrections: another verdict
 
@@ -178,10 +185,10 @@ def test_the_arena_sprt_with_aivat_tests_corrected_points_per_deal(tmp_path):
 
 
 def test_the_figure_counts_a_game_without_corrections_plain_and_says_so():
-    lines = [_line(0, [0, 1], 2, 0.5), _line(0, [1, 0], -1, -0.5), _line(1, [0, 1], 3, 1.0)]
+    lines = [_line(0, [0, 1], 2, 3.0), _line(0, [1, 0], -1, 3.0), _line(1, [0, 1], 3, 1.0)]
     del lines[2]["aivat"]
-    f = corrected_figure(lines, 0, 1, "solver")
+    f = corrected_figure(lines, 0, 1, "solver", "aivat-weight1")
     assert f.corrected_games == 2 and f.games == 3 and "1 of 3 games not corrected" in f.note
-    assert f.points_per_deal == pytest.approx((0.5 - 0.5 + 3) / 3)
+    assert f.points_per_deal == pytest.approx((3 + 3 + 3) / 3) and f.used == "aivat"
     other = corrected_figure(lines, 0, 1, "critic")  # points of another value function do not count
     assert other.corrected_games == 0 and other.points_per_deal == pytest.approx((2 - 1 + 3) / 3)

@@ -356,7 +356,9 @@ def test_builtin_policies_match_their_moves() -> None:
             assert set(probs) == set(s.legal_actions()) and sum(probs.values()) == pytest.approx(1.0)
             assert heur.action_probabilities(v) == {heur.act(v): 1.0}
             s.apply(heur.act(v))
-    assert policy_of(make_agent("pimc:worlds=2")) is None
+    assert policy_of(make_agent("ismcts:iterations=10")) is None  # a black box
+    best = policy_of(make_agent("pimc:worlds=2"))  # the best move, drawn from no distribution
+    assert best is not None and best(view(deal(0), deal(0).to_act)) is None
     with pytest.raises(NotCorrectable, match="hidden cards"):
         check_correctable([make_agent("oracle")])
 
