@@ -72,6 +72,17 @@ def load(path: str | os.PathLike[str], *, resumable: bool = False) -> dict[str, 
     Its zip directory is checked first (:func:`check_members`), so nothing is unpacked that
     could outgrow :data:`MAX_BYTES`."""
     path = Path(path)
+    ckpt = read(path)
+    validate(ckpt, path, resumable=resumable)
+    return ckpt
+
+
+def read(path: str | os.PathLike[str]) -> Any:
+    """A checkpoint file's contents, unvalidated (:func:`load` validates them; another format
+    built on these checks, :mod:`agents.four.net`, its own way): a regular file within
+    :data:`MAX_BYTES`, its zip directory checked (:func:`check_members`), then ``torch.load`` of
+    tensors and plain data only; any problem is a :class:`CheckpointError` naming the file."""
+    path = Path(path)
     if not path.exists():
         raise CheckpointError(f"checkpoint {path} does not exist")
     if not path.is_file():  # a folder, a fifo (reading would block), a device (endless)
@@ -85,9 +96,7 @@ def load(path: str | os.PathLike[str], *, resumable: bool = False) -> dict[str, 
             raise CheckpointError(f"checkpoint {path} is corrupt or not a sixtysix PPO checkpoint, refused "
                                   f"unread: {e}") from None
         f.seek(0)
-        ckpt = _torch_load(f, path)
-    validate(ckpt, path, resumable=resumable)
-    return ckpt
+        return _torch_load(f, path)
 
 
 @contextlib.contextmanager

@@ -26,8 +26,8 @@ def test_bots_players_4_lists_every_four_player_bot_and_each_builds(capsys):
     out = capsys.readouterr().out
     assert out.startswith("four-player bots") and "--players 4" in out and "pimc" not in out
     specs = re.findall(r"^  (\S+)\s+- ", out, re.MULTILINE)
-    assert [s.split("[")[0] for s in specs] == list(FOUR_AGENTS)
-    for spec in (*FOUR_AGENTS, "search:3"):
+    assert [s.split("[")[0].split(":")[0] for s in specs] == list(FOUR_AGENTS)
+    for spec in (*FOUR_AGENTS[:-1], "search:3"):  # net:PATH needs a checkpoint (tests/training/test_team.py)
         assert make_four_agent(spec, 0) is not None
 
 

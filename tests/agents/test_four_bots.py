@@ -29,7 +29,7 @@ def test_bots_play_legal_moves_and_ignore_hidden_cards(spec):
 
 
 def test_make_four_agent_errors_name_the_choices():
-    assert FOUR_AGENTS == ("random", "heuristic", "search")
+    assert FOUR_AGENTS == ("random", "heuristic", "search", "net")
     with pytest.raises(ValueError, match="unknown four-player bot 'pimc'"):
         make_four_agent("pimc")
     with pytest.raises(ValueError, match="search:N needs an int"):
