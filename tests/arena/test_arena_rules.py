@@ -1,5 +1,5 @@
 """The arena under rules presets (docs/rules-variants.md, "Playing a preset") and four-player
-team matches (agents.arena.teams)."""
+team matches (agents.arena.team_match; tests/arena/test_four_arena.py for the rest)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,17 @@ import json
 
 import pytest
 
-from agents.arena import ArenaOptions, OptionError, RulesMismatchError, read_results, replay, round_robin, run
+from agents.arena import (
+    ArenaOptions,
+    OptionError,
+    RulesMismatchError,
+    read_results,
+    replay,
+    round_robin,
+    run,
+    team_match,
+)
 from agents.arena.records import ResultsFileError
-from agents.arena.teams import team_match
 from agents.bench.run import BenchOptions, BenchRulesError, bench
 from agents.registry import BotRulesError, check_plays
 from sixtysix_cli import main as cli
@@ -115,17 +123,16 @@ def test_a_team_match_is_duplicate_and_resumes(tmp_path):
     path = str(tmp_path / "t.jsonl")
     whole = team_match(["heuristic", "random"], games=4, seed=9)
     assert whole.deals == 8  # each deal twice, the teams swapped
-    assert whole.a_points > whole.b_points and whole.points_per_deal > 0
+    assert whole.a_deal_wins > whole.b_deal_wins and whole.points_per_deal > 0
     team_match(["heuristic", "random"], games=2, seed=9, results_path=path)
     resumed = team_match(["heuristic", "random"], games=4, seed=9, results_path=path, resume=True)
-    assert resumed == whole
+    assert resumed.to_dict() | {"cpu_share": 0} == whole.to_dict() | {"cpu_share": 0}
     header, lines = read_results(path)
     assert header["config"]["players_per_game"] == 4
-    assert [line["type"] for line in lines] == ["team"] * 4
+    assert [line["type"] for line in lines] == ["game"] * 8
     with pytest.raises(ResultsFileError):  # a two-player run cannot take the file over
         run(["heuristic", "random"], games=2, seed=9, results_path=path, resume=True)
-    with pytest.raises(ValueError, match="team match"):
-        list(replay(path, 0))
+    assert next(replay(path, 0)).startswith("game 0: team 0 four-heuristic")
 
 
 def test_team_matches_refuse_two_player_options(capsys):
@@ -133,16 +140,15 @@ def test_team_matches_refuse_two_player_options(capsys):
         team_match(["heuristic", "random"], games=1, rules="kawu")
     with pytest.raises(ValueError, match="unknown four-player bot 'pimc'"):
         team_match(["pimc", "random"], games=1)
-    assert cli(["arena", "--players", "4", "heuristic", "random", "--games", "1", "--move-time", "1"]) == 2
-    assert "--move-time is for two-player games, not --players 4" in capsys.readouterr().err
-    assert cli(["arena", "--players", "4", "heuristic", "random", "--games", "1", "--no-duplicate"]) == 2
-    assert "duplicate is for two-player games" in capsys.readouterr().err
+    assert cli(["arena", "--players", "4", "heuristic", "random", "--games", "1", "--rules", "kawu"]) == 2
+    assert "--rules is for two-player games" in capsys.readouterr().err
 
 
 def test_the_team_match_command(tmp_path, capsys):
     out = tmp_path / "t.json"
-    assert cli(["arena", "--players", "4", "random", "heuristic", "--games", "2", "--seed", "1",
-                "--json", str(out), "--no-progress"]) == 0
+    assert cli(["arena", "--players", "4", "random", "heuristic", "--games", "4", "--unit", "deal",
+                "--seed", "1", "--json", str(out), "--no-progress", "--move-time", "5",
+                "--workers", "2"]) == 0
     text = capsys.readouterr().out
-    assert "team match (four players, duplicate deals): random vs heuristic" in text and "A pts/deal" in text
-    assert json.loads(out.read_text())["deals"] == 4
+    assert "random vs heuristic" in text and "A pts/deal" in text
+    assert json.loads(out.read_text())["pairings"][0]["deals"] == 4
