@@ -41,7 +41,7 @@ from .frame import DealFrame, DealScores, Event, Forfeit, GameSummary, Move, Tri
 from .moves import IllegalMove, marriage_points, parse_move
 
 FRAMES_KEPT = 64
-FOUR_SPEC = re.compile(r"^(random|heuristic|search(:([1-9][0-9]?))?)$")
+FOUR_SPEC = re.compile(r"random|heuristic|search(:[1-9][0-9]?)?")
 REASONS = {
     "declared": "{w} declared 66",
     "false_declaration": "{l} declared with less than 66",
@@ -54,11 +54,11 @@ NO_SUCH_MOVE = "the four-player game has no talon: no exchange, closing or conti
 def check_four_spec(spec: Any, what: str) -> str:
     """A four-player bot spec as text (``random``, ``heuristic``, ``search``, ``search:N`` with
     N 1-99), checked before any bot is built; else a ``ValueError`` naming ``what``."""
-    if not isinstance(spec, str) or FOUR_SPEC.match(spec.strip()) is None:
+    if not isinstance(spec, str) or FOUR_SPEC.fullmatch(spec) is None:  # the exact whole text
         shown = repr(spec)[:40]
         raise ValueError(f"{what} must be a four-player bot: random, heuristic, search or search:N "
                          f"(N 1-99), got {shown}")
-    return spec.strip()
+    return spec
 
 
 class FourSession:

@@ -96,7 +96,7 @@ def _new_game_options(tables: GameStore, body: dict[str, Any]) -> dict[str, Any]
     if unknown:
         raise ApiError(400, f"unknown field(s): {', '.join(sorted(unknown))}")
     players = body.get("players", 2)
-    if isinstance(players, bool) or players not in (2, 4):
+    if type(players) is not int or players not in (2, 4):  # not 4.0, "4" or True
         raise ApiError(400, "players must be 2 or 4")
     seed = body.get("seed")
     seed = None if seed is None else checked_int(seed, "seed", 0, 2**63 - 1)

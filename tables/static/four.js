@@ -44,10 +44,9 @@ function renderTrump(f) {
   const tc = cardEl(f.trump_card, true);
   tc.classList.add("turned");
   box.append(tc);
-  const where = f.trump_held ? `${SEAT_NAMES[f.dealer].toLowerCase()} holds it` : "played";
   const dealer = f.dealer === "you" ? "you" : SEAT_NAMES[f.dealer].toLowerCase();
-  richText($("talon-label"), `Trumps ${SUITS[f.trump]} ${SUIT_NAMES[f.trump]} · ${f.dealer === "you" ? "you hold it" : where}`
-    + ` · dealer ${dealer}`);
+  const held = f.trump_held ? ` · the dealer (${dealer}) holds ${f.trump_card}` : "";
+  richText($("talon-label"), `Trumps ${SUITS[f.trump]} ${SUIT_NAMES[f.trump]}${held}`);
 }
 
 function renderTrick(f, g) {

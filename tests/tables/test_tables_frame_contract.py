@@ -14,6 +14,7 @@ from typing import Any, get_args, get_origin, get_type_hints, is_typeddict
 
 import pytest
 
+from tables.four_frame import FourFrame
 from tables.frame import DealFrame, Event, Frame, GameInfo, GameSummary, Move, Side
 from tables.record_line import checked_line
 from tables.session import Session
@@ -25,6 +26,7 @@ READERS = {
     "table.js": {"f": Frame, "P.state": Frame, "res.state": Frame, "m": Move, "side": Side,
                  "result": DealFrame, "ev": Event, "g": GameInfo, "P.game": GameInfo},
     "viewer.js": {"f": ViewerFrame},
+    "four.js": {"f": FourFrame, "side": Side, "g": GameInfo},
 }
 
 
