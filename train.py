@@ -73,23 +73,12 @@ import torch
 
 from agents import checkpoint
 from agents.arena import PairingStats
-from agents.lifetime import signals_held, sigterm_interrupts
+from agents.lifetime import signals_held
 from agents.nets import PolicyNet, ValueNet, masked_distribution
-from sixtysix_env.batched.sampling import NonFiniteLogitsError
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.seeding import derive_seed
-from sixtysix_env.variants import RulesMismatchError
-from training import evaluation, expert, preflight, run_folder, schedules, team
-from training.config import (
-    VALUE_TEACHER,
-    Config,
-    ConfigError,
-    check_resume_rules,
-    config_from_dict,
-    help_text,
-    parse_command_line,
-    trusted_config,
-)
+from training import evaluation, expert, lifecycle, preflight, run_folder, schedules, team
+from training.config import VALUE_TEACHER, Config, check_resume_rules
 from training.envs import check_config, make_envs
 from training.gae import compute_gae
 from training.logger import Logger
@@ -122,15 +111,8 @@ class Run:
     unsaved: str = ""  # why the save at a stop failed ("" if it did not)
 
 
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C (SIGINT) or SIGTERM stopped the run; ``run`` is where it stood."""
-
-    def __init__(self, run: Run) -> None:
-        super().__init__()
-        self.run = run
-
-
 ARCHITECTURE = ("hidden", "critic_hidden", "full_critic")  # config keys a resumed run cannot change
+PROGRAM = ("python", "train.py")  # how the resume command starts
 
 
 # ============================================================ config -> networks
@@ -146,17 +128,13 @@ def start(cfg: Config, folder: Path, ckpt: dict[str, Any] | None) -> Run:
     snapshot_net = PolicyNet(OBS_SIZE, cfg.hidden)
     run = Run(cfg, policy, critic, optimizer, snapshot_net, np.random.default_rng(cfg.seed), dir=folder)
     if ckpt is not None:
-        try:  # the checkpoint's shapes and types are checked (checkpoint.load); these may still refuse
+        with lifecycle.restoring(folder / "last.pt"):
             policy.load_state_dict(ckpt["policy"])
             critic.load_state_dict(ckpt["critic"])
             optimizer.load_state_dict(ckpt["optimizer"])
             checkpoint.check_optimizer(optimizer)
             torch.set_rng_state(ckpt["rng"]["torch"])
             run.rng.bit_generator.state = ckpt["rng"]["numpy"]
-        except (RuntimeError, KeyError, ValueError, TypeError, IndexError) as e:
-            reason = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-            raise ConfigError(f"--resume: checkpoint {folder / 'last.pt'} cannot be resumed: "
-                              f"{reason}") from None
         run.snapshots = list(ckpt["snapshots"])
         run.global_step, run.update = ckpt["global_step"], ckpt["update"]
         run.saved_step, run.best = run.global_step, max(ckpt["best"], best_score(folder))
@@ -168,23 +146,9 @@ def resume_from(path: Path, overrides: dict[str, Any]) -> tuple[dict[str, Any], 
     """The checkpoint ``path`` of a run to resume and its config with ``overrides``; a
     ConfigError if it cannot be resumed, or if the overrides change its networks, or if it names
     a bot that is not built in and the overrides do not name it again (a file from elsewhere
-    never picks what a run starts: :func:`training.config.trusted_config`)."""
-    if not path.is_file():
-        raise ConfigError(f"--resume: no checkpoint {path} to resume from")
-    try:
-        ckpt = checkpoint.load(path, resumable=True)
-    except ValueError as e:
-        raise ConfigError(f"--resume: {e}") from None
-    again = shlex.join(["python", "train.py", "--resume", f"name={path.parent.name}",
-                        f"run_dir={path.parent.parent}"])
-    data = trusted_config(ckpt["config"], overrides, str(path), again)  # its bot specs are data
-    saved = config_from_dict(data, where=str(path))
-    cfg = config_from_dict({**data, **overrides}, where=str(path))
-    for key in ARCHITECTURE:
-        if getattr(cfg, key) != getattr(saved, key):
-            raise ConfigError(f"--resume: {path} holds networks with {key}={getattr(saved, key)}; a "
-                              f"resumed run keeps its networks, so {key}={getattr(cfg, key)} needs a new "
-                              "run (name=...)")
+    never picks what a run starts: :func:`training.config.trusted_config`); a
+    RulesMismatchError if the overrides change its rules."""
+    ckpt, saved, cfg = lifecycle.resume_checkpoint(path, overrides, PROGRAM, ARCHITECTURE)
     check_resume_rules(saved, cfg, str(path))
     return ckpt, cfg
 
@@ -218,9 +182,9 @@ def save(run: Run, path: Path, full: bool) -> None:
 # ===================================================================== loop
 def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = None) -> Run:
     """Run (or, with ``resume``, continue) training in ``<run_dir>/<name>``; returns the finished
-    run. Ctrl-C (and SIGTERM, see :func:`main`) raises :class:`Interrupted` at once (an update
-    under way first finishes): ``last.pt`` is saved with the last finished update and the
-    teacher's workers are killed."""
+    run. Ctrl-C (and SIGTERM, see :func:`main`) raises :class:`training.lifecycle.Interrupted` at
+    once (an update under way first finishes): ``last.pt`` is saved with the last finished update
+    and the teacher's workers are killed."""
     folder = Path(cfg.run_dir) / cfg.name
     ckpt, cfg = resume_from(folder / "last.pt", overrides or {}) if resume else (None, cfg)
     check_config(cfg)
@@ -240,7 +204,7 @@ def train(cfg: Config, resume: bool = False, overrides: dict[str, Any] | None = 
             done = True
         except KeyboardInterrupt:
             save_on_stop(run)  # before the teacher's workers are killed: it takes a moment
-            raise Interrupted(run) from None
+            raise lifecycle.Interrupted(run) from None
         finally:
             if teacher is not None:
                 teacher.close(now=not done)
@@ -298,7 +262,7 @@ def loop(run: Run, seed: int, teacher: Teacher | None, logger: Logger) -> None:
             "losses/explained_variance": explained_variance(batch.returns.numpy(), batch.values.numpy()),
         }
         metrics.update(reward_metrics(deal_rewards))
-        finished = run.global_step >= cfg.end_steps() or out_of_time(cfg, began)
+        finished = run.global_step >= cfg.end_steps() or lifecycle.out_of_time(cfg.time_limit, began)
         if run.update % cfg.checkpoint_every == 0 or finished:
             save(run, run.dir / "last.pt", full=True)  # before evaluating: a failed evaluation loses nothing
         if (cfg.eval_every > 0 and run.global_step - last_eval >= cfg.eval_every) or finished:
@@ -333,19 +297,10 @@ def save_on_stop(run: Run) -> None:
             run.unsaved = str(e)
 
 
-def out_of_time(cfg: Config, began: float) -> bool:
-    """The run's ``time_limit`` (minutes of this invocation) is spent."""
-    return cfg.time_limit > 0 and time.monotonic() - began >= 60 * cfg.time_limit
-
-
 def check_finite(run: Run) -> None:
-    """A named error at the first update that leaves a NaN or an infinity in the networks,
-    before it spreads to the tables or a checkpoint."""
-    bad = checkpoint.nonfinite({"policy": run.policy.state_dict(), "critic": run.critic.state_dict()})
-    if bad is not None:
-        raise checkpoint.NonFiniteWeightsError(
-            f"update {run.update} left NaN or infinite values in {bad} (learning_rate too high?); "
-            f"{run.dir / 'last.pt'} keeps step {run.saved_step:,}, from before it")
+    """A named error at the first update that leaves a NaN or an infinity in the networks."""
+    lifecycle.check_finite(run.policy, run.critic, f"update {run.update}",
+                           f"{run.dir / 'last.pt'} keeps step {run.saved_step:,}, from before it")
 
 
 def evaluate(run: Run) -> dict[str, float]:
@@ -428,48 +383,35 @@ def report(run: Run) -> str:
 
 
 def resume_command(run: Run) -> str:
-    return shlex.join(["python", "train.py", "--resume", f"name={run.dir.name}", f"run_dir={run.dir.parent}"])
+    return lifecycle.resume_command(PROGRAM, run.dir)
 
 
-def stopped(e: KeyboardInterrupt, name: str) -> str:
-    """What an interrupt (by the signal ``name``) left: where the run stood, what ``last.pt`` holds,
-    how to go on."""
-    run = e.run if isinstance(e, Interrupted) else None
-    if run is None:
-        return f"stopped by {name} before training began"
+def held(run: Run) -> str:
+    """What an interrupted run's ``last.pt`` holds (its save at the stop, or the last before)."""
     if run.saved_step == run.global_step and not run.unsaved:
-        held = f"saved {run.dir / 'last.pt'} at update {run.update:,} (a rollout under way is dealt afresh)"
-    else:
-        why = f"saving failed ({run.unsaved}); " if run.unsaved else ""
-        held = (f"{why}{run.dir / 'last.pt'} holds step {run.saved_step:,} (written every "
-                f"checkpoint_every={run.cfg.checkpoint_every} updates)")
-    return f"stopped by {name} at step {run.global_step:,}: {held}\ngo on: {resume_command(run)}"
+        return f"saved {run.dir / 'last.pt'} at update {run.update:,} (a rollout under way is dealt afresh)"
+    why = f"saving failed ({run.unsaved}); " if run.unsaved else ""
+    return (f"{why}{run.dir / 'last.pt'} holds step {run.saved_step:,} (written every "
+            f"checkpoint_every={run.cfg.checkpoint_every} updates)")
+
+
+TRAINER = lifecycle.Trainer(
+    doc=__doc__ or "", default_config=DEFAULT_CONFIG, schema=Config, train=train, report=report,
+    keys="Config keys (defaults of training.config.Config; configs/default.yaml sets the same values):",
+    where=lambda run: f"at step {run.global_step:,}", held=held, program=PROGRAM,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python train.py``: PPO, or the trainer the config's ``algorithm`` or ``players`` asks for;
+    a bad config or checkpoint is one line (exit 2), Ctrl-C or SIGTERM saves and says how to go on
+    (:mod:`training.lifecycle`)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if expert.requested(args, DEFAULT_CONFIG):  # algorithm: expert (training/expert, docs/training.md)
         return expert.main(args)
     if team.requested(args, DEFAULT_CONFIG):  # players: 4, team self-play (training/team, docs/training.md)
         return team.main(args)
-    if "-h" in args or "--help" in args:
-        print(__doc__)
-        print("Config keys (defaults of training.config.Config; configs/default.yaml sets the same values):")
-        print(help_text())
-        return 0
-    try:
-        with sigterm_interrupts() as stop:
-            command = parse_command_line(args, DEFAULT_CONFIG)
-            run = train(command.config, resume=command.resume, overrides=command.overrides)
-    except (ConfigError, RulesMismatchError, checkpoint.NonFiniteWeightsError, NonFiniteLogitsError,
-            OSError) as e:  # one line:
-        print(f"error: {e}", file=sys.stderr)  # bad configs and checkpoints, a full disk, NaN weights
-        return 2
-    except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM
-        print(stopped(e, stop.name), file=sys.stderr)
-        return stop.exit_code
-    print(report(run))
-    return 0
+    return lifecycle.main(TRAINER, args)
 
 
 if __name__ == "__main__":

@@ -109,7 +109,8 @@ def test_sigterm_stops_a_run_on_ray_cleanly(tmp_path):
         run.send_signal(signal.SIGTERM)
         assert run.wait(timeout=60) == 128 + signal.SIGTERM
         err = run.stderr.read()
-        assert "stopped by SIGTERM" in err and "go on with --resume" in err, err
+        assert "stopped by SIGTERM at iteration" in err, err
+        assert "go on: python -m training.expert --resume" in err, err
         assert "SIGTERM received" not in err, err  # not Ray's crash report
     finally:
         if run.poll() is None:

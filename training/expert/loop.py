@@ -52,17 +52,10 @@ import torch
 
 from agents import checkpoint
 from agents.arena import PairingStats
-from agents.lifetime import sigterm_interrupts
+from agents.lifetime import signals_held
 from sixtysix_env.seeding import derive_seed
-from training import evaluation, run_folder
-from training.config import (
-    Config,
-    ConfigError,
-    config_from_dict,
-    help_text,
-    parse_command_line,
-    trusted_config,
-)
+from training import evaluation, lifecycle, run_folder
+from training.config import Config, ConfigError
 from training.logger import Logger
 
 from .config import ARCHITECTURE, OPERATOR_ONLY, ExpertConfig, from_checkpoint_config
@@ -73,6 +66,7 @@ from .warm import RECORD, Init, load_init, saved_record
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "expert.yaml"
 SAMPLES = "samples"  # the run folder's folder of per-iteration sample files
+PROGRAM = ("python", "-m", "training.expert")  # how the resume command starts
 
 
 @dataclass
@@ -100,24 +94,9 @@ def resume_from(path: Path, overrides: dict[str, Any]) -> tuple[dict[str, Any], 
     """The checkpoint of a run to resume and its config with ``overrides``; a ConfigError if it
     cannot be resumed or the overrides change its networks, or if it names a bot that is not
     built in or a Ray cluster and the overrides do not name them again
-    (:func:`training.config.trusted_config`)."""
-    if not path.is_file():
-        raise ConfigError(f"--resume: no checkpoint {path} to resume from")
-    try:
-        ckpt = checkpoint.load(path, resumable=True)
-    except ValueError as e:
-        raise ConfigError(f"--resume: {e}") from None
-    again = shlex.join(["python", "-m", "training.expert", "--resume", f"name={path.parent.name}",
-                        f"run_dir={path.parent.parent}"])
-    data = trusted_config(from_checkpoint_config(ckpt["config"], str(path)), overrides, str(path), again,
-                          ExpertConfig, OPERATOR_ONLY)  # its bot specs and cluster are data
-    saved = config_from_dict(data, where=str(path), schema=ExpertConfig)
-    cfg = config_from_dict({**data, **overrides}, where=str(path), schema=ExpertConfig)
-    for key in ARCHITECTURE:
-        if getattr(cfg, key) != getattr(saved, key):
-            raise ConfigError(f"--resume: {path} holds networks with {key}={getattr(saved, key)}; a "
-                              f"resumed run keeps its networks, so {key}={getattr(cfg, key)} needs a new run "
-                              "(name=...)")
+    (:func:`training.lifecycle.resume_checkpoint`)."""
+    ckpt, saved, cfg = lifecycle.resume_checkpoint(path, overrides, PROGRAM, ARCHITECTURE, ExpertConfig,
+                                                   OPERATOR_ONLY, stored=from_checkpoint_config)
     return ckpt, dataclasses.replace(cfg, init=saved.init)  # where it started is the run's, not the command's
 
 
@@ -134,12 +113,9 @@ def start(cfg: ExpertConfig, folder: Path, ckpt: dict[str, Any] | None,
             run.started_from = init.record
         return run
     run.started_from = saved_record(ckpt)
-    try:
+    with lifecycle.restoring(folder / "last.pt"):
         run.learner.load(ckpt)
         checkpoint.check_optimizer(run.learner.optimizer)
-    except (RuntimeError, KeyError, ValueError, TypeError, IndexError) as e:
-        reason = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        raise ConfigError(f"--resume: checkpoint {folder / 'last.pt'} cannot be resumed: {reason}") from None
     torch.set_rng_state(ckpt["rng"]["torch"])
     run.iteration, run.deals, run.resumed = ckpt["update"], ckpt["global_step"], True
     run.cpu_s = float(ckpt.get("cpu_seconds", 0.0)) if isinstance(ckpt.get("cpu_seconds"), float) else 0.0
@@ -193,6 +169,8 @@ def train(cfg: ExpertConfig, resume: bool = False, overrides: dict[str, Any] | N
         logger = Logger(folder, cfg.tensorboard, cfg.progress, total, run.deals, cfg.name)
         try:
             iterate(run, gen, logger)
+        except KeyboardInterrupt:  # last.pt holds the last finished iteration
+            raise lifecycle.Interrupted(run) from None
         finally:
             logger.close()
     return run
@@ -241,18 +219,15 @@ def iterate(run: ExpertRun, gen: Generator, logger: Logger) -> None:
         losses = run.learner.train(run.replay.data(), derive_seed(cfg.seed, "learn", i),
                                    run.replay.value_rows(cfg.value_positions, cfg.seed))
         learn_s = time.perf_counter() - t1
-        bad = checkpoint.nonfinite({"policy": run.learner.policy.state_dict(),
-                                    "critic": run.learner.critic.state_dict()})
-        if bad is not None:
-            raise checkpoint.NonFiniteWeightsError(f"iteration {i} left NaN or infinite values in {bad} "
-                                                   "(learning_rate too high?); last.pt keeps the one before")
+        lifecycle.check_finite(run.learner.policy, run.learner.critic, f"iteration {i}",
+                               "last.pt keeps the one before")
         remote += cpu_remote
-        run.iteration, run.deals = i, run.deals + cfg.deals
-        run.cpu_s = cpu_before + time.process_time() - cpu0 + remote
-        save(run, run.dir / "last.pt")
-        prune_samples(run)
-        finished = run.iteration >= cfg.iterations or (
-            cfg.time_limit > 0 and time.monotonic() - began >= 60 * cfg.time_limit)
+        with signals_held():  # a stop waits for the save: last.pt holds run.iteration
+            run.iteration, run.deals = i, run.deals + cfg.deals
+            run.cpu_s = cpu_before + time.process_time() - cpu0 + remote
+            save(run, run.dir / "last.pt")
+            prune_samples(run)
+        finished = run.iteration >= cfg.iterations or lifecycle.out_of_time(cfg.time_limit, began)
         metrics = {"charts/samples": len(samples), "charts/replay_samples": sum(
             len(s) for _, s in run.replay.parts), "charts/deals_per_s": cfg.deals / generate_s,
             "charts/generate_s": generate_s, "charts/learn_s": learn_s, "charts/cpu_minutes": run.cpu_s / 60,
@@ -322,28 +297,18 @@ def report(run: ExpertRun) -> str:
 
 
 def resume_command(run: ExpertRun) -> str:
-    return shlex.join(["python", "-m", "training.expert", "--resume", f"name={run.dir.name}",
-                       f"run_dir={run.dir.parent}"])
+    return lifecycle.resume_command(PROGRAM, run.dir)
+
+
+TRAINER = lifecycle.Trainer(
+    doc=__doc__ or "", keys="Config keys (defaults of training.expert.config.ExpertConfig):",
+    default_config=DEFAULT_CONFIG, schema=ExpertConfig, train=train, report=report,
+    where=lambda run: f"at iteration {run.iteration}",
+    held=lambda run: f"{run.dir / 'last.pt'} holds iteration {run.iteration} (one under way is played again)",
+    program=PROGRAM, errors=(SampleError,),
+)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if "-h" in args or "--help" in args:
-        print(__doc__)
-        print("Config keys (defaults of training.expert.config.ExpertConfig):")
-        print(help_text(ExpertConfig))
-        return 0
-    try:
-        with sigterm_interrupts() as stop:
-            command = parse_command_line(args, DEFAULT_CONFIG, ExpertConfig)
-            run = train(command.config, resume=command.resume, overrides=command.overrides)
-    except (ConfigError, SampleError, checkpoint.CheckpointError, checkpoint.NonFiniteWeightsError,
-            OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (``stop`` says which, as Ray may raise a fresh one)
-        print(f"stopped by {stop.name}: last.pt keeps the last finished iteration; go on with --resume",
-              file=sys.stderr)
-        return stop.exit_code
-    print(report(run))
-    return 0
+    """``python -m training.expert``: the command line of :mod:`training.lifecycle`."""
+    return lifecycle.main(TRAINER, list(sys.argv[1:] if argv is None else argv))
