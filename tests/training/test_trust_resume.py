@@ -19,7 +19,7 @@ import pytest
 import torch
 from helpers import UniformPlayer
 
-from training.config import Config, UntrustedSettingError, trusted_config
+from training.config import Config, UntrustedSettingError, config_from_dict, trusted_config
 from training.config_checks import builtin_bot
 from training.expert import loop
 from training.expert.config import OPERATOR_ONLY, ExpertConfig
@@ -127,8 +127,8 @@ def test_train_py_resume_goes_on_with_the_operators_spec(train: ModuleType, tmp_
 @pytest.mark.parametrize("kind", ["command", "file"])
 def test_expert_resume_runs_no_bot_of_the_checkpoint(tmp_path: Path, kind: str,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    cfg = loop.config_from_dict({**EXPERT, "run_dir": str(tmp_path / "runs"), "iterations": 1},
-                                schema=ExpertConfig)
+    cfg = config_from_dict({**EXPERT, "run_dir": str(tmp_path / "runs"), "iterations": 1},
+                           schema=ExpertConfig)
     loop.train(cfg, player=UniformPlayer())
     specs, marker = hostile_specs(tmp_path)
     last = tmp_path / "runs" / "expert" / "last.pt"
