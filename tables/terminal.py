@@ -1,4 +1,4 @@
-"""``sixtysix play``: play Sixty-Six against any bot in a terminal.
+"""``sixtysix play``: play Sixty-Six against any bot in a terminal, or with a partner against two bots.
 
 The table shows your hand, the trump card and the talon count, the trick on
 the table, the last trick, card points and game points, and your legal
@@ -11,6 +11,13 @@ hint bot (``--hint``), with its values per move where it has them. The
 finished game is appended to ``--records`` (an arena results file:
 ``sixtysix replay FILE --game N`` and ``sixtysix serve --records FILE`` read
 it).
+
+With ``--players 4`` you (seat 0) and a ``--partner`` bot (seat 2) play the
+four-player partnership game (docs/rules-four.md) against two ``--opponents``
+bots (four-player bots: random, heuristic, search[:N]). The table shows your
+hand, the other three seats, the trick with who played what and both teams'
+scores; you type a number, a card, ``marry H`` or ``66`` (the game has no
+talon: no exchange, close or continue). No hints, and the game is not saved.
 
 Run as ``python -m tables.terminal --vs pimc --seed 7``; ``add_arguments``
 and ``main`` let the ``sixtysix`` command offer the same as ``sixtysix play``.
