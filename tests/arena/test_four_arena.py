@@ -9,7 +9,9 @@ resume with replay verification and ``sixtysix replay`` all hold.
 from __future__ import annotations
 
 import json
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +26,7 @@ from sixtysix_cli import main as cli
 from sixtysix_env.four_knowledge import FourView
 from sixtysix_env.variants import GERMAN
 
+ROOT = Path(__file__).resolve().parents[2]
 SEED = 9
 FOUR = {"players_per_game": 4, "unit": "deal", "seed": SEED, "progress": False}
 
@@ -171,3 +174,19 @@ def test_options_of_two_player_games_are_refused_by_name(capsys):
         head_to_head(FourRandomAgent(0), "random", games=1, **FOUR)
     assert cli(["arena", "--players", "4", "heuristic", "random", "--estimator", "aivat"]) == 2
     assert "aivat is for two-player games, not --players 4" in capsys.readouterr().err
+
+
+def test_external_bots_play_every_seat_of_their_team():
+    bot = f"exec:{sys.executable} {ROOT / 'examples' / 'bots' / 'random_bot.py'}"
+    lines = run([bot, "heuristic"], games=2, move_time=30.0, **FOUR)[2]
+    assert [line["forfeit"] for line in lines] == [None, None]
+    assert all(outcome_problem(line, GERMAN) is None for line in lines)
+
+
+def test_hostile_four_player_lines_are_named(honest):
+    base = read_results(honest[0])[1][0]
+    for key, value in [("seats", [0, 1]), ("seats", [0, 1, 1, 0]), ("seats", [0, 1, 0, 2]),
+                       ("players", ["a", "b"]), ("agent_seeds", [1, 2, 3]), ("winner", 2),
+                       ("forfeit", {"seat": 4, "reason": "illegal", "detail": ""})]:
+        assert game_problem({**base, key: value}, 4) is not None, (key, value)
+    assert game_problem(base, 2) is not None  # a four-player line is no two-player line
