@@ -60,10 +60,13 @@ counted). (--sprt -20,20 works too, as does --sprt=-20,20.)
 --estimator aivat (plain rules only) also reports the AIVAT-corrected game
 points per deal beside the plain duplicate figure, with its 95% interval and
 the SD ratio plain/corrected; each worker corrects the games it played with
-the value function --value (solver, heuristic, solver-last, rollout, critic)
-and stores the corrected points in --results. With it, --sprt P0,P1 tests the
-corrected points per deal (P0, P1 in game points per deal, e.g. --sprt 0,0.2)
-instead of Elo. See docs/variance.md.
+the value function --value (solver, heuristic, solver-last, rollout, critic,
+own) and stores the corrected points and the luck in --results. The luck is
+weighed by cross-fitted regression weights (aivat-weight1: weight 1); where
+that would not narrow the interval, the figure is the plain one and a note
+says so. With it, --sprt P0,P1 tests the corrected points per deal (P0, P1
+in game points per deal, e.g. --sprt 0,0.2) instead of Elo. See
+docs/variance.md.
 """
 
 def _elo_pair(text: str) -> tuple[float, float]:
@@ -122,11 +125,11 @@ def add_parser(sub: Any) -> None:
     a.add_argument("--sprt-beta", type=float, default=None, metavar="P",
                    help="SPRT false-negative rate (accepting H0 when H1 holds; default 0.05)")
     a.add_argument("--estimator", choices=ESTIMATOR_NAMES, default=PLAIN,
-                   help="plain (default) or aivat: also the variance-reduced points per deal "
-                        "(docs/variance.md)")
+                   help="plain (default), aivat (cross-fitted weights) or aivat-weight1 (weight 1): "
+                        "also the variance-reduced points per deal (docs/variance.md)")
     a.add_argument("--value", default=DEFAULT_VALUE, metavar="NAME",
                    help=f"value function of --estimator aivat (default {DEFAULT_VALUE}; also heuristic, "
-                        "solver-last, rollout, critic)")
+                        "solver-last, rollout, critic, own)")
     a.add_argument("--results", metavar="PATH", help="JSONL file; each game appended as it ends")
     a.add_argument("--resume", action="store_true", help="continue the run recorded in --results")
     a.add_argument("--json", metavar="PATH", help="write the JSON summary here ('-' for stdout)")

@@ -89,12 +89,13 @@ def correction(line: Mapping[str, Any], agents: Sequence[Any], value: str) -> di
         policy_of,
         seat_luck,
     )
-    from agents.evaluation.values import make_value
+    from agents.evaluation.values import OWN, make_value, own_move_value
 
     try:
         check_correctable(agents)
         fn = _VALUES.get(value) or _VALUES.setdefault(value, make_value(value))
-        corrections = correct_game(line, fn, [policy_of(a) for a in agents])
+        moves = own_move_value(agents) if value == OWN else None
+        corrections = correct_game(line, fn, [policy_of(a) for a in agents], move_value=moves)
         points = math.fsum(c.corrected for c in corrections)
         luck = seat_luck(corrections)
     except (NotCorrectable, ReplayError, PolicyError) as e:

@@ -62,8 +62,9 @@ def add_parsers(sub: Any) -> None:
     b.add_argument("--rules", default="german", metavar="SPEC",
                    help="rules preset: only german (the ladder is calibrated on it; others are refused)")
     b.add_argument("--estimator", choices=ESTIMATOR_NAMES, default=PLAIN,
-                   help="plain (default) or aivat: also the corrected points per deal of every rung "
-                        "(the rating stays from match results)")
+                   help="plain (default), aivat (cross-fitted weights) or aivat-weight1 (weight 1): "
+                        "also the corrected points per deal of every rung (the rating stays from match "
+                        "results)")
     b.add_argument("--value", default=DEFAULT_VALUE, metavar="NAME",
                    help=f"value function of --estimator aivat (default {DEFAULT_VALUE})")
     lb = sub.add_parser("leaderboard", help="merge bench results into one Markdown table")

@@ -29,12 +29,14 @@ def _plain(r: dict[str, Any]) -> str:
 
 
 def _aivat(r: dict[str, Any]) -> list[str]:
-    """A rung's corrected points per deal with its interval, and the SD ratio ("-": none, plain only)."""
+    """A rung's corrected points per deal with its interval (the plain one, marked, where the correction
+    would have widened it), and the SD ratio ("-": none, plain only)."""
     a = r.get("aivat")
     if not isinstance(a, dict) or not a.get("corrected_games"):
         return ["-", "-"]
     ratio = a.get("sd_ratio")
-    return [points_text(a.get("points_per_deal"), a.get("ci") or (None, None)),
+    plain = " (plain: the correction did not narrow it)" if a.get("used") == "plain" else ""
+    return [points_text(a.get("points_per_deal"), a.get("ci") or (None, None)) + plain,
             "-" if ratio is None else f"{ratio:.2f}"]
 
 

@@ -411,6 +411,9 @@ def _pair_ok(ci: Any) -> bool:
     return isinstance(ci, list) and len(ci) == 2 and all(x is None or finite_number(x) for x in ci)
 
 
+WEIGHING = {"weights": ("regression", "1"), "used": ("aivat", "plain")}  # CorrectedFigure's, if there
+
+
 def rung_aivat_ok(a: Any) -> bool:
     """A rung's corrected figure as :meth:`~agents.arena.corrected.CorrectedFigure.to_dict` writes it:
     finite numbers or null, a short value name and note, counts."""
@@ -419,6 +422,7 @@ def rung_aivat_ok(a: Any) -> bool:
             and all(a.get(k) is None or finite_number(a[k]) for k in ("points_per_deal", "sd_ratio"))
             and _pair_ok(ci)
             and all(type(a.get(k)) is int for k in ("corrected_games", "games"))
-            and isinstance(a.get("note"), str) and len(a["note"]) <= 1000)
+            and isinstance(a.get("note"), str) and len(a["note"]) <= 1000
+            and all(a.get(k) is None or a[k] in choices for k, choices in WEIGHING.items()))
 
 

@@ -21,6 +21,10 @@ predicts the deal's result, the more variance the corrections remove.
   state. About a millisecond per playout.
 - :class:`CriticValue`: the shipped ppo checkpoint's full-state critic,
   the face-down cards sorted first (their set, not their order).
+- ``own``: ``solver`` for the chance terms; the decisions of bots with a
+  known policy valued by playouts of copies of the seated bots on the true
+  cards (:func:`own_move_value`): a value of *their* play, not of perfect
+  play.
 
 ``rollout-true`` and ``critic-true`` read the true talon order: they may
 value the decision terms only (``make_value(name, moves_only=True)``).
@@ -30,6 +34,7 @@ None of these narrows the black-box pairings much more than ``solver``
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable
 from typing import Any
@@ -303,7 +308,9 @@ class CriticValue:
         return float(c[0, 0] - c[1, 0]) / 2
 
 
-VALUE_NAMES = ("heuristic", "solver", "solver-last", "rollout", "critic")
+OWN = "own"  # solver for chance; known decisions by playouts of copies of the seated bots (own_move_value)
+OWN_PLAYOUTS = 16
+VALUE_NAMES = ("heuristic", "solver", "solver-last", "rollout", "critic", OWN)
 MOVE_VALUE_NAMES = VALUE_NAMES + ("rollout-true", "critic-true")  # read the true state: decision terms only
 
 
@@ -312,7 +319,7 @@ def make_value(name: str, moves_only: bool = False) -> ValueFn:
     terms alone, also :data:`MOVE_VALUE_NAMES`)."""
     if name == "heuristic":
         return heuristic_value
-    if name == "solver":
+    if name in ("solver", OWN):
         return SolverValue()
     if name == "solver-last":
         return SolverValue(open_last=True)
@@ -328,3 +335,15 @@ def make_value(name: str, moves_only: bool = False) -> ValueFn:
         raise ValueError(f"value function {name!r} reads the face-down talon order: decision terms only")
     names = MOVE_VALUE_NAMES if moves_only else VALUE_NAMES
     raise ValueError(f"unknown value function {name!r}; choose one of {', '.join(names)}")
+
+
+def own_move_value(agents: tuple[Any, ...] | list[Any], playouts: int = OWN_PLAYOUTS,
+                   seed: int = 0) -> RolloutValue | None:
+    """The decision terms' value of ``own``: ``playouts`` playouts of copies of the seated bots (seat
+    order) from the true state, reseeded per playout (common random numbers across the moves
+    compared), so it estimates the result of *their* play. It reads the face-down order: decision
+    terms only. None unless every bot declares ``action_probabilities`` (the cheap in-process bots
+    whose copies play as they do; a search bot's playouts would cost its whole search)."""
+    if not all(callable(getattr(a, "action_probabilities", None)) for a in agents):
+        return None
+    return RolloutValue(playouts, seed, true_order=True, bots=tuple(copy.deepcopy(a) for a in agents))

@@ -107,3 +107,27 @@ def test_the_default_sprt_weighs_the_luck_from_earlier_clusters():
 def test_forged_luck_is_malformed(luck):
     assert aivat_problem({"value": "solver", "points": [1.0, -1.0], "luck": luck}, 1) is not None
     assert aivat_problem({"value": "solver", "points": [1.0, -1.0], "luck": [0.5] * 6}, 1) is None
+
+
+def test_own_values_known_decisions_by_playouts_of_the_seated_bots():
+    from agents.evaluation.values import own_move_value
+    from agents.heuristic import HeuristicAgent
+    from agents.pimc import PimcAgent
+    from agents.random_agent import RandomAgent
+
+    assert own_move_value([HeuristicAgent(), PimcAgent(worlds=2)]) is None  # a search bot: no playouts
+    mv = own_move_value([HeuristicAgent(), RandomAgent()], playouts=2)
+    assert mv is not None and mv.playouts == 2 and mv.true_order
+    lines = run(["heuristic", "random"], games=2, unit="deal", seed=1, estimator="aivat", value="own")[2]
+    assert all(line["aivat"]["value"] == "own" and "points" in line["aivat"] for line in lines)
+    assert any(line["aivat"]["luck"][2 + line["seats"].index(1)] for line in lines)  # random's moves
+
+
+def test_a_bench_rung_figure_names_its_weighing_and_forged_ones_are_refused():
+    from agents.bench.run import rung_aivat_ok
+
+    lines = run(["heuristic", "random"], games=12, unit="deal", seed=3, estimator=AIVAT_WEIGHT1, **CHEAP)[2]
+    d = corrected_figure(lines, 0, 1, "heuristic", AIVAT_WEIGHT1).to_dict()
+    assert rung_aivat_ok(d) and d["weights"] == "1"
+    for k, bad in (("used", "nope"), ("weights", 2), ("used", ["plain"])):
+        assert not rung_aivat_ok({**d, k: bad})

@@ -1,0 +1,80 @@
+"""The arena's corrected figure against plain duplicate, pairing by pairing, on the same games.
+
+Plays each pairing with ``agents.arena.run`` (unit "deal", duplicate pairs,
+``--estimator aivat``, one worker) and reads the figures the arena reports:
+per pairing, the plain points per deal with its 95% interval, the SD ratio
+plain/corrected of AIVAT's weight 1 and of the cross-fitted weights (above 1:
+narrower; the ratio of the two intervals' half-widths), which figure the
+summary shows (``aivat`` or ``plain`` where the correction would widen it),
+and the z-score of the cross-fitted minus the plain per-cluster values (zero
+in expectation). Timings: play and corrections together, CPU seconds of this
+process.
+
+    PYTHONPATH=. python bench/bench_variance_arena.py --games 200 --value solver \\
+        --pairing heuristic,random --pairing pimc:worlds=2,temp=0.3@pimc:worlds=2,temp=0.3
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+
+from agents.arena import run, summarize
+from agents.arena.corrected import AIVAT_WEIGHT1, corrected_figure, luck_of, plain_net
+from agents.evaluation.regression import cross_fitted
+
+PAIRINGS = ("heuristic@random", "random@random", "heuristic@heuristic", "heuristic@ppo", "random@ppo",
+            "ppo@ppo", "heuristic@pimc:worlds=2", "pimc:worlds=2@pimc:worlds=2")
+
+
+def z_score(lines: list[dict], value: str) -> float:
+    """(cross-fitted - plain) mean over its standard error, per cluster (player 0's side)."""
+    plain: dict[int, float] = {}
+    luck: dict[int, np.ndarray] = {}
+    for line in lines:
+        c = line["cluster"]
+        plain[c] = plain.get(c, 0.0) + plain_net(line, line["seats"].index(0))
+        luck[c] = luck.get(c, 0.0) + np.asarray(luck_of(line, 0, value))
+    keys = sorted(plain)
+    y = [plain[k] for k in keys]
+    d = np.asarray(cross_fitted(y, [luck[k] for k in keys])) - np.asarray(y)
+    sd = d.std(ddof=1)
+    return float(d.mean() / (sd / math.sqrt(len(d)))) if sd > 0 else 0.0
+
+
+def measure(a: str, b: str, games: int, seed: int, value: str) -> dict:
+    t = time.process_time()
+    names, config, lines = run([a, b], games=games, unit="deal", seed=seed, estimator="aivat", value=value)
+    cpu = time.process_time() - t
+    st = summarize(names, config, lines).pairings[0]
+    one = corrected_figure(lines, 0, 1, value, AIVAT_WEIGHT1)
+    assert st.aivat is not None
+    return {"pairing": f"{a} v {b}", "plain": (st.points_per_deal, *st.points_per_deal_ci),
+            "x1": one.sd_ratio, "xr": st.aivat.sd_ratio, "shown": st.aivat.used,
+            "figure": (st.aivat.points_per_deal, *st.aivat.ci), "z": z_score(lines, value), "cpu": cpu}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=200, help="games (single deals) per pairing")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--value", default="solver")
+    ap.add_argument("--pairing", action="append", help="A@B (default: a fixed list)")
+    args = ap.parse_args()
+    print("| pairing | plain [95%] | x weight 1 | x cross-fitted | shown | figure [95%] | z | CPU s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for p in args.pairing or PAIRINGS:
+        a, _, b = p.partition("@")
+        r = measure(a, b, args.games, args.seed, args.value)
+        m, lo, hi = r["plain"]
+        fm, flo, fhi = r["figure"]
+        print(f"| {r['pairing']} | {m:+.3f} [{lo:+.3f}, {hi:+.3f}] | {r['x1']:.2f} | {r['xr']:.2f} | "
+              f"{r['shown']} | {fm:+.3f} [{flo:+.3f}, {fhi:+.3f}] | {r['z']:+.2f} | {r['cpu']:.1f} |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
