@@ -12,10 +12,14 @@ The game, shared by both tables:
 - :mod:`tables.store`: finished games appended (fsync'd) to an arena-format
   JSONL file that ``sixtysix replay`` and the browser viewer read.
 - :mod:`tables.viewer`: the move-by-move frames of a recorded game.
+- :mod:`tables.four_session` and :mod:`tables.four_frame`: the four-player table (the person
+  and a partner bot against two bots, docs/rules-four.md), with the same methods as a
+  :class:`~tables.session.Session`, so both tables play it through the same code.
 
 The tables:
 
-- :mod:`tables.terminal`: ``sixtysix play``, the table in a terminal.
+- :mod:`tables.terminal`: ``sixtysix play``, the table in a terminal (``--players 4``:
+  :mod:`tables.four_terminal`; cards and colours: :mod:`tables.tty`).
 - :mod:`tables.web`: ``sixtysix serve``, the table in a browser (Starlette +
   uvicorn; the page in ``tables/static`` is plain HTML/CSS/JavaScript), with
   :mod:`tables.games` (the games by session, the bots' threads),

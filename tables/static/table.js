@@ -273,7 +273,7 @@ async function gameOver() {
   const seat = g.players === 4 ? "" : `, seat ${g.seat.replace("player_", "")}`;
   const setup = g.seed !== null ? `${stop} Seed ${g.seed}${seat}.` : stop;
   const title = g.title === "drawn" ? "Drawn" : g.title;
-  const pick = await banner(title, text + setup, ["banner-view", "banner-new"]);
+  const pick = await banner(title, text + setup, g.players === 4 ? ["banner-new"] : ["banner-view", "banner-new"]);
   if (pick === "banner-view" && g.record !== null) P.openViewer("mine", g.record);
   if (pick === "banner-new") newGame();
 }
