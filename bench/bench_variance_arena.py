@@ -6,9 +6,10 @@ per pairing, the plain points per deal with its 95% interval, the SD ratio
 plain/corrected of AIVAT's weight 1 and of the cross-fitted weights (above 1:
 narrower; the ratio of the two intervals' half-widths), which figure the
 summary shows (``aivat`` or ``plain`` where the correction would widen it),
-and the z-score of the cross-fitted minus the plain per-cluster values (zero
-in expectation). Timings: play and corrections together, CPU seconds of this
-process.
+the cross-fitted ratio without the decision terms (chance terms only: what
+the declared move distributions add), and the z-score of the cross-fitted
+minus the plain per-cluster values (zero in expectation). Timings: play and
+corrections together, CPU seconds of this process.
 
     PYTHONPATH=. python bench/bench_variance_arena.py --games 200 --value solver \\
         --pairing heuristic,random --pairing pimc:worlds=2,temp=0.3@pimc:worlds=2,temp=0.3
@@ -30,17 +31,32 @@ PAIRINGS = ("heuristic@random", "random@random", "heuristic@heuristic", "heurist
             "ppo@ppo", "heuristic@pimc:worlds=2", "pimc:worlds=2@pimc:worlds=2")
 
 
-def z_score(lines: list[dict], value: str) -> float:
-    """(cross-fitted - plain) mean over its standard error, per cluster (player 0's side)."""
+def clusters(lines: list[dict], value: str, moves: bool = True) -> tuple[list[float], list[np.ndarray]]:
+    """Per cluster: player 0's plain net points and luck (without the decision terms if not ``moves``)."""
     plain: dict[int, float] = {}
     luck: dict[int, np.ndarray] = {}
     for line in lines:
         c = line["cluster"]
         plain[c] = plain.get(c, 0.0) + plain_net(line, line["seats"].index(0))
-        luck[c] = luck.get(c, 0.0) + np.asarray(luck_of(line, 0, value))
+        x = np.asarray(luck_of(line, 0, value))
+        if not moves:
+            x[2:] = 0.0
+        luck[c] = luck.get(c, 0.0) + x
     keys = sorted(plain)
-    y = [plain[k] for k in keys]
-    d = np.asarray(cross_fitted(y, [luck[k] for k in keys])) - np.asarray(y)
+    return [plain[k] for k in keys], [luck[k] for k in keys]
+
+
+def sd_ratio(lines: list[dict], value: str, moves: bool) -> float:
+    """Plain SD over cross-fitted SD per cluster (single deals: equal deal counts)."""
+    y, x = clusters(lines, value, moves)
+    sd = np.std(cross_fitted(y, x), ddof=1)
+    return float(np.std(y, ddof=1) / sd) if sd > 0 else math.nan
+
+
+def z_score(lines: list[dict], value: str) -> float:
+    """(cross-fitted - plain) mean over its standard error, per cluster (player 0's side)."""
+    y, x = clusters(lines, value)
+    d = np.asarray(cross_fitted(y, x)) - np.asarray(y)
     sd = d.std(ddof=1)
     return float(d.mean() / (sd / math.sqrt(len(d)))) if sd > 0 else 0.0
 
@@ -54,7 +70,8 @@ def measure(a: str, b: str, games: int, seed: int, value: str) -> dict:
     assert st.aivat is not None
     return {"pairing": f"{a} v {b}", "plain": (st.points_per_deal, *st.points_per_deal_ci),
             "x1": one.sd_ratio, "xr": st.aivat.sd_ratio, "shown": st.aivat.used,
-            "figure": (st.aivat.points_per_deal, *st.aivat.ci), "z": z_score(lines, value), "cpu": cpu}
+            "figure": (st.aivat.points_per_deal, *st.aivat.ci), "z": z_score(lines, value), "cpu": cpu,
+            "xc": sd_ratio(lines, value, moves=False)}
 
 
 def main() -> None:
@@ -64,15 +81,17 @@ def main() -> None:
     ap.add_argument("--value", default="solver")
     ap.add_argument("--pairing", action="append", help="A@B (default: a fixed list)")
     args = ap.parse_args()
-    print("| pairing | plain [95%] | x weight 1 | x cross-fitted | shown | figure [95%] | z | CPU s |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| pairing | plain [95%] | x weight 1 | x cross-fitted | x chance only | shown | figure [95%] | z "
+          "| CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for p in args.pairing or PAIRINGS:
         a, _, b = p.partition("@")
         r = measure(a, b, args.games, args.seed, args.value)
         m, lo, hi = r["plain"]
         fm, flo, fhi = r["figure"]
         print(f"| {r['pairing']} | {m:+.3f} [{lo:+.3f}, {hi:+.3f}] | {r['x1']:.2f} | {r['xr']:.2f} | "
-              f"{r['shown']} | {fm:+.3f} [{flo:+.3f}, {fhi:+.3f}] | {r['z']:+.2f} | {r['cpu']:.1f} |",
+              f"{r['xc']:.2f} | {r['shown']} | {fm:+.3f} [{flo:+.3f}, {fhi:+.3f}] | {r['z']:+.2f} | "
+              f"{r['cpu']:.1f} |",
               flush=True)
 
 

@@ -67,7 +67,7 @@ def test_a_pimc_mirror_with_drawn_moves_holds_zero():
     # Duplicate pairs of single deals between two pimc that draw their moves: both bots' decisions
     # carry terms; the corrected mean of a mirror is 0 in expectation.
     values = []
-    for seed in range(24):
+    for seed in range(16):
         pair = 0.0
         for game in range(2):  # the same cards, the bots' own seeds differ: A sits in seat `game`
             bots = [PimcAgent(worlds=1, temp=0.5), PimcAgent(worlds=1, temp=0.5)]
@@ -95,3 +95,22 @@ def test_a_bad_temperature_is_refused():
         PimcAgent(temp=-1.0)
     with pytest.raises(ValueError, match="temp must be >= 0"):
         PimcAgent(temp=float("nan"))
+
+
+@pytest.mark.parametrize("sample", [0, 1])
+def test_guided_declares_its_drawn_moves_only_when_it_samples(sample):
+    from agents.guided import GuidedAgent
+    from tests.agents.test_guided import tiny_guide
+
+    g = GuidedAgent(net=tiny_guide(), worlds=2, sample=sample, seed=1)
+    line = _line(g, RandomAgent(), 4, "match")
+    found = []
+
+    def policy(v):
+        probs = g.move_distribution(v)
+        found.append(probs is not None)
+        return probs
+
+    corrections = correct_game(line, heuristic_value, [policy, policy_of(RandomAgent())])
+    assert sum(found) == len(g.search.moves.table) and (sum(found) > 0) == bool(sample)
+    assert any(t.kind == ACTION and t.seat == 0 for c in corrections for t in c.terms) == bool(sample)
