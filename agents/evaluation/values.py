@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sixtysix_env.cards import ACE, KQ, POINTS, SUIT_MASKS, TEN
@@ -337,7 +337,7 @@ def make_value(name: str, moves_only: bool = False) -> ValueFn:
     raise ValueError(f"unknown value function {name!r}; choose one of {', '.join(names)}")
 
 
-def own_move_value(agents: tuple[Any, ...] | list[Any], playouts: int = OWN_PLAYOUTS,
+def own_move_value(agents: Sequence[Any], playouts: int = OWN_PLAYOUTS,
                    seed: int = 0) -> RolloutValue | None:
     """The decision terms' value of ``own``: ``playouts`` playouts of copies of the seated bots (seat
     order) from the true state, reseeded per playout (common random numbers across the moves
@@ -346,4 +346,5 @@ def own_move_value(agents: tuple[Any, ...] | list[Any], playouts: int = OWN_PLAY
     whose copies play as they do; a search bot's playouts would cost its whole search)."""
     if not all(callable(getattr(a, "action_probabilities", None)) for a in agents):
         return None
-    return RolloutValue(playouts, seed, true_order=True, bots=tuple(copy.deepcopy(a) for a in agents))
+    c0, c1 = (copy.deepcopy(a) for a in agents)
+    return RolloutValue(playouts, seed, true_order=True, bots=(c0, c1))
