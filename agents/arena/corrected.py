@@ -38,6 +38,7 @@ PLAIN = "plain"
 AIVAT_WEIGHT1 = "aivat-weight1"  # the luck terms with weight 1 (AIVAT as published); "aivat": cross-fitted
 ESTIMATOR_NAMES = (PLAIN, AIVAT, AIVAT_WEIGHT1)  # the --estimator values
 LUCK_WIDTH = 6  # the coordinates of agents.evaluation.games.seat_luck
+MIN_CLUSTERS = 8  # agents.evaluation.regression.cross_fitted fits no weights on fewer (4 per fold)
 DEFAULT_VALUE = "solver"
 CORRECTABLE_RULES = "german"  # agents.evaluation replays deals with the German talon and scoring
 
@@ -236,8 +237,10 @@ def corrected_figure(lines: Sequence[Mapping[str, Any]], a: int, b: int, value: 
     used = AIVAT
     if cl.done and ss >= ss_plain and ss > 0:
         used, y = PLAIN, plain
-        notes.append("the correction did not narrow the interval "
-                     f"(SD plain/aivat x{ratio:.2f}): the figure is the plain one")
+        few = estimator != AIVAT_WEIGHT1 and len(keys) < MIN_CLUSTERS
+        why = (f"fewer than {MIN_CLUSTERS} clusters, no weights fitted" if few else
+               f"the correction did not narrow the interval (SD plain/aivat x{ratio:.2f})")
+        notes.append(f"{why}: the figure is the plain one")
     mean, lo, hi = ratio_interval(y, n)
     weights = "1" if estimator == AIVAT_WEIGHT1 else "regression"
     return CorrectedFigure(value, mean, (lo, hi), ratio, cl.done, cl.games, "; ".join(notes), weights, used)
