@@ -73,7 +73,7 @@ import torch
 
 from agents import checkpoint
 from agents.arena import PairingStats
-from agents.lifetime import signals_held
+from agents.core.lifetime import signals_held
 from agents.nets import PolicyNet, ValueNet, masked_distribution
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.seeding import derive_seed

@@ -78,7 +78,7 @@ from sixtysix_env.knowledge import PlayerView, view
 from sixtysix_env.seeding import derive_seed
 
 from .base import Agent
-from .forfeits import EXCEPTION, ILLEGAL, TIMEOUT
+from .core.forfeits import EXCEPTION, ILLEGAL, TIMEOUT
 from .movetime import (
     CLOCKS,
     CPU,

@@ -21,7 +21,7 @@ from typing import Any
 
 from sixtysix_env.engine import PLAYER_IDS
 
-from .forfeits import RESIGNED, kind_of
+from .core.forfeits import RESIGNED, kind_of
 
 DETAIL_CAP = 500  # characters of a forfeit's detail kept (a bot's error text is untrusted and unbounded)
 
@@ -61,7 +61,7 @@ class GameRecord:
     "reason", "scores"}``; ``forfeit`` is None or ``{"seat", "reason",
     "detail", "kind"}`` with reason "timeout", "exception" or "illegal", or an
     external bot's "crash", "malformed" or "protocol", and its
-    :class:`~agents.forfeits.ForfeitKind` (a person's resignation at a table,
+    :class:`~agents.core.forfeits.ForfeitKind` (a person's resignation at a table,
     reason "resigned", is no fault and has no kind; the deal in progress at a
     forfeit is not in ``deals``). ``actions`` is every action applied in order
     (empty with ``record=False``), enough to replay the game from ``seed``.
@@ -110,7 +110,7 @@ class GameRecord:
     def lose_by_forfeit(self, seat: int, reason: str, detail: str,
                         match_scores: Sequence[int] | None = None) -> None:
         """``seat`` (its side: its team at four players) loses at once for ``reason`` (see
-        :mod:`agents.forfeits`); a match keeps the score reached (``match_scores``, when known), a
+        :mod:`agents.core.forfeits`); a match keeps the score reached (``match_scores``, when known), a
         single deal scores nothing."""
         self.forfeit = {"seat": seat, "reason": reason, "detail": detail[:DETAIL_CAP]}
         if reason != RESIGNED:

@@ -13,7 +13,7 @@ from typing import Any
 from agents.arena import OptionError
 from agents.arena.fairness import MachineTooBusy
 from agents.bench import commands as bench_commands
-from agents.lifetime import sigterm_interrupts
+from agents.core.lifetime import sigterm_interrupts
 
 from . import arena
 from . import replay as replay_commands

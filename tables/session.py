@@ -36,7 +36,7 @@ from typing import Any
 
 import sixtysix_env
 from agents import make_agent
-from agents.forfeits import EXCEPTION, ILLEGAL, RESIGNED
+from agents.core.forfeits import EXCEPTION, ILLEGAL, RESIGNED
 from agents.record import GameRecord
 from agents.registry import check_plays
 from sixtysix_env import PlayerView, view

@@ -32,7 +32,7 @@ from typing import Any
 import torch
 
 from agents import checkpoint
-from agents.lifetime import sigterm_interrupts
+from agents.core.lifetime import sigterm_interrupts
 from sixtysix_env.batched.sampling import NonFiniteLogitsError
 from sixtysix_env.variants import RulesMismatchError
 

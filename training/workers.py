@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 
-from agents.lifetime import die_with_parent
+from agents.core.lifetime import die_with_parent
 
 LINUX = sys.platform.startswith("linux")
 

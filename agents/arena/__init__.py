@@ -36,7 +36,7 @@ points A won minus points B won, over completed deals) with a cluster t
 interval over duplicate pairs (or games); Elo from the win rate; likelihood
 of superiority; and for round robins a Bradley-Terry fit over all games.
 Forfeited games count as losses for the offender, by kind (time, crash,
-illegal, protocol: :mod:`agents.forfeits`); the deal interrupted by a
+illegal, protocol: :mod:`agents.core.forfeits`); the deal interrupted by a
 forfeit is not a completed deal, and a report says its ratings are
 unreliable when forfeits decided games.
 

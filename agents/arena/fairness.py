@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agents.forfeits import ForfeitKind
+from agents.core.forfeits import ForfeitKind
 
 from .lines import seconds_ok
 

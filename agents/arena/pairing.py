@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agents.forfeits import kind_of, kinds_text, no_forfeits
+from agents.core.forfeits import kind_of, kinds_text, no_forfeits
 from sixtysix_env.variants import GERMAN, Rules
 
 from .counting import counted_deals, forfeit_net, forfeit_side

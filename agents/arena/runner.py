@@ -26,10 +26,10 @@ from typing import Any, Protocol
 from tqdm import tqdm
 
 from agents.base import Agent
+from agents.core.forfeits import CRASH
+from agents.core.lifetime import die_with, die_with_parent
 from agents.external import ExternalAgent
-from agents.forfeits import CRASH
 from agents.four import make_four_agent
-from agents.lifetime import die_with, die_with_parent
 from agents.play import WALL, make_env, play_table
 from agents.record import GameRecord
 from agents.registry import make_agent

@@ -6,7 +6,7 @@ on secret deals (a fresh secret master seed per rung) with duplicate deals,
 fresh bots per game, at the ladder's CPU-time control, and fits its rating
 on the ladder's fixed scale (see ``docs/benchmark.md``). Untrusted code (``exec:``
 bots, plug-ins) runs out of process in the sandbox (:mod:`agents.bench.entry`,
-:mod:`agents.protocol.host`); ``python -m
+:mod:`agents.host`); ``python -m
 agents.bench.calibrate`` made the ladder's ratings; ``sixtysix leaderboard``
 merges bench results (:func:`agents.bench.report.leaderboard`).
 """

@@ -22,7 +22,7 @@ from agents.arena import round_robin
 from agents.arena.argtypes import positive_int
 from agents.arena.fairness import MachineTooBusy
 from agents.arena.outputs import check_outputs
-from agents.lifetime import sigterm_interrupts
+from agents.core.lifetime import sigterm_interrupts
 
 from .ladder import ANCHOR, BENCH_SEED, CLOCK, LADDER_PATH, MOVE_TIME, RUNGS, Ladder, save_ladder
 

@@ -4,7 +4,7 @@ Three kinds of bot (:func:`bot_kind`): ``built-in`` (the project's own, run
 in the arena's process), ``external`` (``exec:``, a process of its own) and
 ``plug-in`` (a Python class from outside the package, :mod:`agents.plugins`).
 A plug-in is untrusted code: by default it runs out of process through
-:mod:`agents.protocol.host`, in the sandbox, a fresh process per game, so it
+:mod:`agents.host`, in the sandbox, a fresh process per game, so it
 sees only its player's view (no game state, no arena frame or memory, no
 class attribute from an earlier game). Only ``trusted`` (the operator's word)
 runs it in the arena's process, and every report says so.
@@ -27,8 +27,8 @@ import sys
 from dataclasses import dataclass
 
 from agents import plugins
+from agents.core.lifetime import prctl
 from agents.external import parse_exec
-from agents.lifetime import prctl
 from agents.protocol.cgroups import BotGroup, CgroupError, metering, metering_problem, new_group
 from agents.protocol.process import child_setup
 from agents.protocol.sandbox import check_sandbox, sandbox_argv, sandbox_problem
@@ -143,10 +143,10 @@ def refuse_state_readers(spec: str, kind: str) -> None:
 
 # ------------------------------------------------------------------ hosting
 def hosted(spec: str, sandbox: bool) -> str:
-    """The ``exec:`` spec that plays plug-in ``spec`` through :mod:`agents.protocol.host`."""
+    """The ``exec:`` spec that plays plug-in ``spec`` through :mod:`agents.host`."""
     target, params, paths = locate(spec)
     inner = target + (f":{params}" if params else "")
-    words = [sys.executable, "-m", "agents.protocol.host"]
+    words = [sys.executable, "-m", "agents.host"]
     for path in [*project_paths(), *paths]:
         words += ["--path", path]
     opts = f"start_timeout={HOST_START}" + (",sandbox=1" if sandbox else "")

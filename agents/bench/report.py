@@ -9,7 +9,7 @@ from typing import Any
 
 from agents.arena.fairness import share_text
 from agents.arena.report import md_code, md_table
-from agents.forfeits import kinds_text
+from agents.core.forfeits import kinds_text
 
 
 def _pct(x: float | None, ci: Sequence[float | None]) -> str:

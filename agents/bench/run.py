@@ -17,7 +17,7 @@ is therefore only for trusted bots (the reports then say "public seed").
 Every game is played by fresh bots (a new process for an external bot).
 
 Untrusted code runs only out of process, in the sandbox (:mod:`agents.bench.entry`):
-``exec:`` bots, and plug-ins through :mod:`agents.protocol.host`; where
+``exec:`` bots, and plug-ins through :mod:`agents.host`; where
 bubblewrap cannot run, or the bot's CPU, memory and processes cannot be
 metered, the bench refuses them unless told ``--no-sandbox`` or ``--unmetered``.
 A plug-in runs in-process only with ``trusted`` (every report says so); a bot
@@ -52,7 +52,7 @@ from agents.arena.lines import MAX_INDEX, MAX_POINTS, finite_number, jsonable, p
 from agents.arena.pairing import PairingStats, pairing_stats
 from agents.arena.records import read_results
 from agents.arena.schedule import SECRET_BITS, derive
-from agents.forfeits import CRASH, KINDS
+from agents.core.forfeits import CRASH, KINDS
 from agents.movetime import check_move_time
 from agents.protocol.sandbox import seal
 from sixtysix_env.variants import GERMAN, rules_from_spec

@@ -30,7 +30,7 @@ from sixtysix_env.four_knowledge import FourView
 from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.variants import Rules
 
-from ..forfeits import CRASH, ILLEGAL, MALFORMED, PROTOCOL, TIMEOUT
+from ..core.forfeits import CRASH, ILLEGAL, MALFORMED, PROTOCOL, TIMEOUT
 from .views import any_view_message, legal_message, needs_new_protocol, players_of, rules_message
 from .views import view_message as view_message
 

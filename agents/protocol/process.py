@@ -27,7 +27,7 @@ import sys
 import time
 from typing import Any
 
-from ..lifetime import PR_SET_PDEATHSIG, prctl
+from ..core.lifetime import PR_SET_PDEATHSIG, prctl
 from .cgroups import BotGroup, CgroupError, layout, new_group
 from .cputime import TreeCpu
 from .messages import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.forfeits import CRASH, RESIGNED, TIMEOUT
+from agents.core.forfeits import CRASH, RESIGNED, TIMEOUT
 from agents.record import DETAIL_CAP, GameRecord
 
 DEAL = {"winner": "player_1", "game_points": 2, "reason": "66", "scores": {"player_0": 30, "player_1": 70}}

@@ -57,7 +57,7 @@ def test_the_bot_kind_comes_from_the_spec_without_importing_a_plugin():
     assert [bot_kind(s) for s in ("pimc:worlds=8", RANDOM_BOT, "cheat_bots:Honest", "x.py:Bot")] == [
         "built-in", "external", "plug-in", "plug-in"]
     spec = hosted("cheat_bots:Memory", sandbox=True)
-    assert spec.startswith("exec:start_timeout=30,sandbox=1 ") and "-m agents.protocol.host" in spec
+    assert spec.startswith("exec:start_timeout=30,sandbox=1 ") and "-m agents.host" in spec
     assert spec.endswith(" cheat_bots:Memory") and f"{PLUGINS}/cheat_bots.py" in spec  # bound alone
 
 

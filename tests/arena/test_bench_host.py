@@ -1,4 +1,4 @@
-"""agents.protocol.host: a plug-in played over the JSON-lines protocol, on the view the protocol sends."""
+"""agents.host: a plug-in played over the JSON-lines protocol, on the view the protocol sends."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agents.host import REFUSED, view_from_message
 from agents.play import make_env
-from agents.protocol.host import REFUSED, view_from_message
 from agents.protocol.messages import request_message
 from sixtysix_env.actions import actions_of
 
@@ -33,7 +33,7 @@ def test_the_view_decodes_into_the_player_view_it_was_built_from():
 
 
 def _host(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "agents.protocol.host", "--path", str(PLUGINS / "cheat_bots.py"), *args]
+    argv = [sys.executable, "-m", "agents.host", "--path", str(PLUGINS / "cheat_bots.py"), *args]
     return subprocess.run(argv, input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=60)
 
 

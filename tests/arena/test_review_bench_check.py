@@ -1,6 +1,6 @@
 """A reviewer's cheat: a hosted plug-in's code run by the bench's build check, before any game.
 
-``sixtysix bench`` builds an untrusted plug-in once (``agents.protocol.host --check``) to refuse one
+``sixtysix bench`` builds an untrusted plug-in once (``agents.host --check``) to refuse one
 that cannot be hosted. That run is the plug-in's own code (its module is imported), and it ran in the
 sandbox but outside any control group and with the bench's ``oom_score_adj``: its memory and processes
 were unbounded for up to a minute. It now runs in a bot's control group like every game's bot (memory,

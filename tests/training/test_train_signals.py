@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 
 from agents.checkpoint import load
-from agents.lifetime import signals_held, sigterm_interrupts
+from agents.core.lifetime import signals_held, sigterm_interrupts
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "configs" / "smoke.yaml"

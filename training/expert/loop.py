@@ -52,7 +52,7 @@ import torch
 
 from agents import checkpoint
 from agents.arena import PairingStats
-from agents.lifetime import signals_held
+from agents.core.lifetime import signals_held
 from sixtysix_env.seeding import derive_seed
 from training import evaluation, lifecycle, run_folder
 from training.config import Config, ConfigError

@@ -1,4 +1,4 @@
-"""Host a Python plug-in bot out of process: ``python -m agents.protocol.host [--path P ...] SPEC``.
+"""Host a Python plug-in bot out of process: ``python -m agents.host [--path P ...] SPEC``.
 
 The bench runs plug-in bots (``mypkg.bots:MyBot``, ``bot.py:MyBot``, an
 installed ``sixtysix.bots`` name; :mod:`agents.plugins`) that the operator
@@ -33,7 +33,7 @@ from sixtysix_env.engine import WINDOW_NAMES
 from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.variants import GERMAN
 
-from .messages import arena_version
+from .protocol.messages import arena_version
 
 # The host decodes two-player German views only: it speaks 1.1, so the arena refuses it other games.
 HOST_PROTOCOL = "1.1"
@@ -162,7 +162,7 @@ def protocol_out() -> IO[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.protocol.host", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m agents.host", description=__doc__.splitlines()[0])
     p.add_argument("--path", action="append", default=[], help="put the folder above PATH on sys.path")
     p.add_argument("--check", action="store_true", help="build the bot once, exit 3 if it cannot be hosted")
     p.add_argument("spec", help="the plug-in bot's spec (agents/plugins.py)")
