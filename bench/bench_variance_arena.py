@@ -9,10 +9,13 @@ summary shows (``aivat`` or ``plain`` where the correction would widen it),
 the cross-fitted ratio without the decision terms (chance terms only: what
 the declared move distributions add), and the z-score of the cross-fitted
 minus the plain per-cluster values (zero in expectation). Timings: play and
-corrections together, CPU seconds of this process.
+corrections together, CPU seconds of this process. ``--reuse`` plays the
+arena's schedule with one instance of each bot, reset before every game,
+and corrects each game with the arena's own ``correction`` (the arena builds
+a bot per game, which for the network bots means loading their checkpoint).
 
     PYTHONPATH=. python bench/bench_variance_arena.py --games 200 --value solver \\
-        --pairing heuristic,random --pairing pimc:worlds=2,temp=0.3@pimc:worlds=2,temp=0.3
+        --pairing heuristic@random --pairing pimc:worlds=2,temp=0.3@pimc:worlds=2,temp=0.3
 """
 
 from __future__ import annotations
@@ -24,8 +27,13 @@ import time
 import numpy as np
 
 from agents.arena import run, summarize
-from agents.arena.corrected import AIVAT_WEIGHT1, corrected_figure, luck_of, plain_net
+from agents.arena.corrected import AIVAT_WEIGHT1, corrected_figure, correction, luck_of, plain_net
+from agents.arena.lines import AIVAT
+from agents.arena.runner import game_line
+from agents.arena.schedule import schedule
 from agents.evaluation.regression import cross_fitted
+from agents.play import play_game
+from agents.registry import make_agent
 
 PAIRINGS = ("heuristic@random", "random@random", "heuristic@heuristic", "heuristic@ppo", "random@ppo",
             "ppo@ppo", "heuristic@pimc:worlds=2", "pimc:worlds=2@pimc:worlds=2")
@@ -61,9 +69,29 @@ def z_score(lines: list[dict], value: str) -> float:
     return float(d.mean() / (sd / math.sqrt(len(d)))) if sd > 0 else 0.0
 
 
-def measure(a: str, b: str, games: int, seed: int, value: str) -> dict:
+def reused(a: str, b: str, games: int, seed: int, value: str) -> tuple[list[str], dict, list[dict]]:
+    """The arena's games and corrections (its schedule, ``game_line``, ``correction``), with one
+    instance of each bot reset before every game instead of one built per game (network bots load
+    their checkpoint once)."""
+    bots = [make_agent(a), make_agent(b)]
+    lines = []
+    for task in schedule(2, games, seed, True):
+        seated = [bots[p] for p in task.seats]
+        rec = play_game(seated[0], seated[1], task.seed, "deal", agent_seeds=task.agent_seeds)
+        line = game_line(task, rec)
+        line[AIVAT] = correction(line, seated, value)
+        lines.append(line)
+    config = {"unit": "deal", "duplicate": True, "estimator": {"name": "aivat", "value": value}}
+    return [a, b], config, lines
+
+
+def measure(a: str, b: str, games: int, seed: int, value: str, reuse: bool = False) -> dict:
     t = time.process_time()
-    names, config, lines = run([a, b], games=games, unit="deal", seed=seed, estimator="aivat", value=value)
+    if reuse:
+        names, config, lines = reused(a, b, games, seed, value)
+    else:
+        names, config, lines = run([a, b], games=games, unit="deal", seed=seed, estimator="aivat",
+                                   value=value)
     cpu = time.process_time() - t
     st = summarize(names, config, lines).pairings[0]
     one = corrected_figure(lines, 0, 1, value, AIVAT_WEIGHT1)
@@ -80,13 +108,15 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--value", default="solver")
     ap.add_argument("--pairing", action="append", help="A@B (default: a fixed list)")
+    ap.add_argument("--reuse", action="store_true", help="one instance per bot, reset per game (network "
+                    "bots: the checkpoint loaded once)")
     args = ap.parse_args()
     print("| pairing | plain [95%] | x weight 1 | x cross-fitted | x chance only | shown | figure [95%] | z "
           "| CPU s |")
     print("|---|---|---|---|---|---|---|---|---|")
     for p in args.pairing or PAIRINGS:
         a, _, b = p.partition("@")
-        r = measure(a, b, args.games, args.seed, args.value)
+        r = measure(a, b, args.games, args.seed, args.value, args.reuse)
         m, lo, hi = r["plain"]
         fm, flo, fhi = r["figure"]
         print(f"| {r['pairing']} | {m:+.3f} [{lo:+.3f}, {hi:+.3f}] | {r['x1']:.2f} | {r['xr']:.2f} | "
