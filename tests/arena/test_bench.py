@@ -122,7 +122,7 @@ def test_bench_refuses_a_bad_value_before_any_rung(tiny_ladder, tmp_path, capsys
                  "--value", "nope"]) == 2
     err = capsys.readouterr().err
     assert err == ("sixtysix bench: error: --value names no value function: 'nope'; choose one of heuristic, "
-                   "solver, solver-last, rollout, critic\n")
+                   "solver, solver-last, rollout, critic, own\n")
 
 
 def test_calibration_stopped_by_sigterm_keeps_its_games_and_writes_no_ladder(tmp_path):
