@@ -39,7 +39,7 @@ to play it.
 Nothing lost, nothing leaked: the config (every value and folder name) is
 checked before any work, and every bot it names built and asked one move
 (:mod:`training.preflight`) before the run folder is claimed; a checkpoint
-to resume is validated whole (:mod:`agents.checkpoint`) and its bot specs
+to resume is validated whole (:mod:`agents.core.checkpoint`) and its bot specs
 are data, run only if the command line names them again
 (:func:`training.config.trusted_config`); a new run never writes over
 another run's folder (:mod:`training.run_folder`); checkpoints are written whole or not at
@@ -71,10 +71,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents import checkpoint
 from agents.arena import PairingStats
+from agents.core import checkpoint
 from agents.core.lifetime import signals_held
-from agents.nets import PolicyNet, ValueNet, masked_distribution
+from agents.core.nets import PolicyNet, ValueNet, masked_distribution
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.seeding import derive_seed
 from training import evaluation, expert, lifecycle, preflight, run_folder, schedules, team

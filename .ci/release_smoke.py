@@ -49,7 +49,7 @@ def main() -> None:
     check("Gymnasium env SixtySix-v0: an episode against heuristic", done)
 
     from agents import make_agent
-    from agents.checkpoint import DEFAULT_CHECKPOINT
+    from agents.core.checkpoint import DEFAULT_CHECKPOINT
 
     check(f"shipped checkpoint present ({DEFAULT_CHECKPOINT.name})", DEFAULT_CHECKPOINT.is_file())
     state = sixtysix_env.deal(11)

@@ -1,6 +1,6 @@
 """A rule-based player: what a sensible human does at each window.
 
-It plays the shared rules of thumb (:func:`agents.rules.view_rule_action`)
+It plays the shared rules of thumb (:func:`agents.core.rules.view_rule_action`)
 in phase 1 and a closed phase 2. Once the talon is spent the view fixes
 every card (the unseen cards are the opponent's hand), so it plays the rest
 exactly with the solver.
@@ -13,7 +13,7 @@ import random
 from sixtysix_env.knowledge import PlayerView
 
 from .base import BaseAgent, require_turn
-from .rules import view_rule_action
+from .core.rules import view_rule_action
 from .search.solver import Solver
 
 

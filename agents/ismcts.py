@@ -32,7 +32,7 @@ Phase 1 (talon open) is where the tree search runs. Once the talon is
 closed or spent the bot plays like PIMC with the exact solver (with the
 talon spent that is exact: the view fixes every card), since exact values
 per world beat sampled playouts there. Obvious moves are played at once
-(:func:`agents.rules.obvious_action`).
+(:func:`agents.core.rules.obvious_action`).
 
 Anytime: with a per-move budget (``move_time`` in the spec, or the game's
 limit handed over by the play loop; :mod:`agents.search.budget`) the search
@@ -50,8 +50,8 @@ from sixtysix_env.engine import OVER, State
 from sixtysix_env.knowledge import PlayerView, sample_state
 
 from .base import BaseAgent, require_turn
+from .core.rules import obvious_action, view_rule_action
 from .pimc import PimcAgent
-from .rules import obvious_action, view_rule_action
 from .search.budget import MAX_UNITS, Anytime, Deadline, OutOfTime, gc_paused
 from .search.determinized import CLOSE_MARGIN, playout_value, solvable
 from .search.solver import Solver, terminal_value

@@ -1,9 +1,9 @@
 """The ``ppo`` bot: a trained policy network, one forward pass per decision.
 
-It plays the networks of a checkpoint (:mod:`agents.checkpoint`): the
+It plays the networks of a checkpoint (:mod:`agents.core.checkpoint`): the
 policy, and where the checkpoint has them the phase networks
-(:class:`agents.nets.PhaseNet`) once the talon is spent and after a close.
-How much it is helped is its ``assist`` mode (:data:`agents.rules.ASSIST_MODES`).
+(:class:`agents.core.nets.PhaseNet`) once the talon is spent and after a close.
+How much it is helped is its ``assist`` mode (:data:`agents.core.rules.ASSIST_MODES`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.observation import encode, mask_to_array, unseen_cards
 
-from . import checkpoint
 from .base import BaseAgent
-from .nets import PhaseNet, PolicyNet, numpy_forward, numpy_layers
-from .rules import assist_mode, is_closed_view, is_endgame_view, scripted_action
+from .core import checkpoint
+from .core.nets import PhaseNet, PolicyNet, numpy_forward, numpy_layers
+from .core.rules import assist_mode, is_closed_view, is_endgame_view, scripted_action
 from .search.solver import Solver
 
 
@@ -36,7 +36,7 @@ class PPOAgent(BaseAgent):
     the obvious moves (a correct declaration, the trump-nine exchange, a
     marriage) and, like every bot of the ladder, the exact solver's move once
     the talon is spent, when the view fixes every card
-    (:func:`agents.rules.scripted_action`); the
+    (:func:`agents.core.rules.scripted_action`); the
     network makes every other decision. ``assist="rules"`` plays only the
     obvious moves by rule: no search at all. With ``assist="none"`` (or
     ``False``) the network plays every move.
@@ -93,7 +93,7 @@ def load_ppo_agent(path: str | os.PathLike[str] | None = None, seed: int | None 
                    greedy: bool = True, assist: bool | str = "full",
                    move_time: float | None = None) -> PPOAgent:
     """A :class:`PPOAgent` from a checkpoint file; ``None``: the shipped
-    :data:`agents.checkpoint.DEFAULT_CHECKPOINT`. Bad files raise ``ValueError`` naming them."""
+    :data:`agents.core.checkpoint.DEFAULT_CHECKPOINT`. Bad files raise ``ValueError`` naming them."""
     path = checkpoint.DEFAULT_CHECKPOINT if path is None else Path(path)
     ckpt = checkpoint.load(path)
     return PPOAgent(checkpoint.policy_from(ckpt, path), greedy=greedy, seed=seed, assist=assist,

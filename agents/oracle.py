@@ -17,7 +17,7 @@ from sixtysix_env.knowledge import PlayerView
 from sixtysix_env.knowledge import view as view_of
 
 from .base import BaseAgent
-from .rules import obvious_action
+from .core.rules import obvious_action
 from .search.determinized import search_value, solvable
 from .search.solver import Solver
 

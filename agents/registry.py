@@ -25,7 +25,7 @@ from typing import Any
 
 from . import plugins
 from .base import Agent
-from .rules import ASSIST_MODES, assist_mode
+from .core.rules import ASSIST_MODES, assist_mode
 from .search.budget import MAX_MOVE_TIME
 
 PLUGIN = "plugin"  # parse_spec's name for a bot from outside the package (agents.plugins)

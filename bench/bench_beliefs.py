@@ -37,9 +37,9 @@ import numpy as np
 
 from agents import make_agent
 from agents.arena.argtypes import positive_int
-from agents.guide_net import load_guide
+from agents.core.guide_net import load_guide
+from agents.core.rules import obvious_action
 from agents.play import decide, play_deal
-from agents.rules import obvious_action
 from agents.search.beliefs import BETA, card_rows
 from agents.search.guided import GuidedSearch
 from sixtysix_env.deals import deal

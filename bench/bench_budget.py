@@ -36,7 +36,7 @@ import time
 
 
 def positions(deals: int, seed: int) -> list:
-    from agents.rules import obvious_action
+    from agents.core.rules import obvious_action
     from sixtysix_env.actions import CLOSE, DECLARE
     from sixtysix_env.deals import deal
     from sixtysix_env.knowledge import view

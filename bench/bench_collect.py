@@ -26,7 +26,7 @@ import time
 import numpy as np
 import torch
 
-from agents.nets import PolicyNet, ValueNet
+from agents.core.nets import PolicyNet, ValueNet
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from training.config import ENGINES, Config
 from training.envs import make_envs

@@ -33,8 +33,8 @@ import time
 import numpy as np
 import torch
 
-from agents import checkpoint
-from agents.nets import ValueNet
+from agents.core import checkpoint
+from agents.core.nets import ValueNet
 from sixtysix_env.seeding import derive_seed
 from training.config import config_from_dict
 from training.expert import loop

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from agents import make_agent
 from agents.arena.argtypes import count_or_zero, positive_int
+from agents.core.rules import rollout_action
 from agents.protocol.messages import decode, encode, parse_action, request_message
-from agents.rules import rollout_action
 from sixtysix_env.deals import deal
 from sixtysix_env.knowledge import PlayerView, view
 

@@ -44,7 +44,7 @@ def child(workload: str, threads: int, seconds: float) -> None:
     import numpy as np
     import torch
 
-    from agents.nets import PolicyNet, ValueNet
+    from agents.core.nets import PolicyNet, ValueNet
     from sixtysix_env.batched.sampling import random_actions
     from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
     from training.config import Config

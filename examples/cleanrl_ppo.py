@@ -5,7 +5,7 @@
 ``gymnasium.make_vec(..., mask_in_obs=True)`` gives observations
 ``{"observation", "action_mask"}``; the same-step autoreset returns the next
 deal's first observation (and mask) at once. The masked distribution and GAE
-are the project's tested functions (``agents.nets``, ``training.gae``). At
+are the project's tested functions (``agents.core.nets``, ``training.gae``). At
 the end the greedy policy and its untrained copy play the same duplicate
 deals in the arena (examples/policy_bot.py).
 """
@@ -25,7 +25,7 @@ from torch import nn
 from tqdm import tqdm
 
 import sixtysix_env  # noqa: F401  (registers SixtySix-v0)
-from agents.nets import masked_distribution
+from agents.core.nets import masked_distribution
 from sixtysix_env.observation import OBS_SIZE
 from training.gae import compute_gae
 from training.ppo import clipped_surrogate

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents import parse_spec
-from agents.rules import obvious_action, view_rule_action
+from agents.core.rules import obvious_action, view_rule_action
 from agents.search.determinized import CLOSE_MARGIN, world_action_values
 from sixtysix_env import PlayerView, sample_state
 from sixtysix_env.actions import DECLARE, actions_of

@@ -29,6 +29,6 @@ if "SIXTYSIX_BOT_LOGS" not in os.environ:
 @pytest.fixture
 def shipped_checkpoint() -> Path:
     """The checkpoint that ships with the package."""
-    from agents.checkpoint import DEFAULT_CHECKPOINT
+    from agents.core.checkpoint import DEFAULT_CHECKPOINT
 
     return DEFAULT_CHECKPOINT

@@ -33,8 +33,8 @@ from typing import Any
 
 import torch
 
-from agents import checkpoint
 from agents.arena.outputs import OutputError, check_outputs
+from agents.core import checkpoint
 
 RECORD = "average_policies"  # the checkpoint entry that records an average's inputs
 DROPPED = (*checkpoint.PHASE_KEYS.values(), *checkpoint.PHASE_RECORDS.values(),

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import yaml
 
-from agents.rules import ASSIST_MODES, assist_mode
+from agents.core.rules import ASSIST_MODES, assist_mode
 from sixtysix_env.episodes import EPISODES
 from sixtysix_env.variants import RulesMismatchError, rules_from_spec
 
@@ -140,7 +140,7 @@ class Config:
                              "talon); the policy never does")
     # --- what the network does not learn: scripted moves, and the teacher
     assist: str = knob("full", "'full': the policy's seats play obvious moves by rule and the exact "
-                       "solver once the talon is spent (agents.rules.scripted_action, as the ppo bot "
+                       "solver once the talon is spent (agents.core.rules.scripted_action, as the ppo bot "
                        "does by default); 'rules': obvious moves only (the network learns the endgame, "
                        "to play with no search); 'none': nothing scripted. Scripted moves are not "
                        "learner steps, so learning is about the real choices. (true/false in older "

@@ -15,7 +15,7 @@ from typing import Any
 
 from agents import KNOWN_AGENTS, parse_spec
 from agents.arena.options import MAX_COUNT
-from agents.nets import check_hidden
+from agents.core.nets import check_hidden
 from sixtysix_env.variants import rules_from_spec
 
 from .config_file import ConfigError
@@ -76,7 +76,7 @@ def one_of(choices: tuple[str, ...]) -> Check:
 
 
 def sizes(key: str, value: list[int]) -> None:
-    """Hidden layer sizes within the bound every checkpoint is held to (``agents.nets.check_hidden``)."""
+    """Hidden layer sizes within the bound every checkpoint is held to (``agents.core.nets.check_hidden``)."""
     try:
         check_hidden(value, f"config key {key!r}")
     except ValueError as e:

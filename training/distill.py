@@ -14,7 +14,7 @@ Why: once the talon is spent the view fixes every card, so the exact solver
 too, but its one network also has to play the rest of the deal, and it
 misses the best endgame move noticeably often (the numbers are in
 ``agents/checkpoints/README.md``). This tool trains a second network
-(:class:`agents.nets.PhaseNet`) for that phase alone, and leaves the policy
+(:class:`agents.core.nets.PhaseNet`) for that phase alone, and leaves the policy
 as it is:
 
 1. **Collect** (``--workers`` processes): deals played by the policy itself
@@ -40,7 +40,7 @@ The result plays as ``ppo:OUT.pt,assist=rules``: still one forward pass per
 decision, no search at play time.
 
 ``--phase closed`` does the same for the positions after a close while the
-talon still holds cards (:func:`agents.rules.is_closed_view`), where the
+talon still holds cards (:func:`agents.core.rules.is_closed_view`), where the
 policy plays worse than ``pimc``. No world is certain there, so a row's
 label is the solver's value of every move averaged over ``--worlds`` worlds
 sampled from the player's view: PIMC's values, which a network can learn
@@ -68,13 +68,13 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents import checkpoint
-from agents.guide_net import GuideNet, load_guide
+from agents.core import checkpoint
+from agents.core.guide_net import GuideNet, load_guide
+from agents.core.nets import PhaseNet, masked_log_softmax, masked_logits
+from agents.core.rules import is_closed_view, is_endgame_view, obvious_action
 from agents.guided import GuidedAgent
-from agents.nets import PhaseNet, masked_log_softmax, masked_logits
 from agents.neural import PPOAgent
 from agents.play import play_deal
-from agents.rules import is_closed_view, is_endgame_view, obvious_action
 from agents.search.solver import Solver
 from sixtysix_env.actions import N_ACTIONS, actions_of
 from sixtysix_env.cards import N_SUITS

@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from agents import checkpoint
 from agents.arena.argtypes import checked, count_at_most, positive_int, positive_number
 from agents.arena.outputs import check_outputs
-from agents.nets import MAX_WIDTH, check_hidden
+from agents.core import checkpoint
+from agents.core.nets import MAX_WIDTH, check_hidden
 
 from .config_checks import MAX_PROCESSES
 from .phase_rows import LABELS

@@ -17,7 +17,7 @@ from typing import Any
 
 from agents import make_agent
 from agents.arena import ArenaOptions, PairingStats, head_to_head
-from agents.nets import PolicyNet
+from agents.core.nets import PolicyNet
 from agents.neural import PPOAgent
 from sixtysix_env.variants import GERMAN, rules_from_spec
 

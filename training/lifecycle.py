@@ -31,7 +31,7 @@ from typing import Any
 
 import torch
 
-from agents import checkpoint
+from agents.core import checkpoint
 from agents.core.lifetime import sigterm_interrupts
 from sixtysix_env.batched.sampling import NonFiniteLogitsError
 from sixtysix_env.variants import RulesMismatchError
@@ -91,7 +91,7 @@ def resume_checkpoint(path: Path, overrides: dict[str, Any], program: Sequence[s
 @contextmanager
 def restoring(path: Path) -> Iterator[None]:
     """Load a checkpoint's state (networks, optimizer, random generators) into a run: the
-    format's checks (:func:`agents.checkpoint.load`) passed, but a shape or a key may still not
+    format's checks (:func:`agents.core.checkpoint.load`) passed, but a shape or a key may still not
     fit; that is a ConfigError naming ``path``."""
     try:
         yield

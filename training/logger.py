@@ -21,8 +21,8 @@ from typing import Any
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from agents import checkpoint
 from agents.arena.inputs import MAX_RESULTS_BYTES, read_regular
+from agents.core import checkpoint
 
 from .config_file import ConfigError
 from .curve import FIELDS

@@ -3,7 +3,7 @@
 ``np.load`` allocates each array at the shape its npy header declares and
 only then reads the data: a compressed member of a few KiB may declare a
 ``(10**12, 100)`` array, or unpack to gigabytes. :func:`check_npz` reads the
-zip directory (:func:`agents.checkpoint.zip_directory`) and each expected
+zip directory (:func:`agents.core.checkpoint.zip_directory`) and each expected
 member's header (``numpy.lib.format``) from the member's stream, and refuses
 any array of another dtype or row layout, row counts that differ between
 members, or declared bytes beyond what the member unpacks to or the cap.
@@ -18,7 +18,7 @@ from typing import BinaryIO
 import numpy as np
 from numpy.lib import format as npy
 
-from agents.checkpoint import zip_directory
+from agents.core.checkpoint import zip_directory
 
 MAX_HEADER = 10_000  # bytes of an npy header: numpy's own default bound
 

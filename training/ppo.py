@@ -1,6 +1,6 @@
 """The pieces of the PPO update: the loss terms.
 
-All masking goes through :mod:`agents.nets` (illegal logits to the dtype's
+All masking goes through :mod:`agents.core.nets` (illegal logits to the dtype's
 minimum), as the one masked sampler does
 (:func:`sixtysix_env.batched.sampling.sample_masked`), so training and play
 cannot disagree on what the policy is.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from agents.nets import masked_distribution
+from agents.core.nets import masked_distribution
 
 
 def clipped_surrogate(ratio: torch.Tensor, adv: torch.Tensor, clip: float) -> torch.Tensor:

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from agents.rules import scripted_action
+from agents.core.rules import scripted_action
 from agents.search.solver import Solver
 from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.batched.sampling import sample_masked

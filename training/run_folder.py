@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from agents import checkpoint
+from agents.core import checkpoint
 
 from .config import Config, ConfigError
 

@@ -3,7 +3,7 @@
 ``make_four_agent("random" | "heuristic" | "search[:worlds]" | "net:PATH", seed)``
 builds one; an unknown name is a ``ValueError`` naming the known ones, a
 ``net:PATH`` that is no team checkpoint a one-line
-:class:`~agents.checkpoint.CheckpointError` (a ``ValueError`` too).
+:class:`~agents.core.checkpoint.CheckpointError` (a ``ValueError`` too).
 """
 
 from __future__ import annotations

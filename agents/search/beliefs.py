@@ -4,7 +4,7 @@ Uniform worlds treat every unseen card as equally likely in the opponent's
 hand; :mod:`agents.search.inference` removes worlds the opponent's own rules
 of thumb exclude. This module goes further, as the Skat program Kermit does:
 a world is weighted by the likelihood, under the policy network
-(:class:`agents.guide_net.GuideNet`), of the moves the opponent was seen to
+(:class:`agents.core.guide_net.GuideNet`), of the moves the opponent was seen to
 make, its view rebuilt in that world. A move the model gives probability
 ``p`` among the opponent's ``n`` legal moves there gives the world the
 weight ``((1 - eps) p + eps / n) ** beta``: tempered by ``beta`` and

@@ -17,7 +17,7 @@ from sixtysix_env.actions import CLOSE, actions_of
 from sixtysix_env.engine import CLOSE_RESPONSE, LEAD, OVER, State
 from sixtysix_env.knowledge import PlayerView, sample_state
 
-from ..rules import rollout_action
+from ..core.rules import rollout_action
 from .solver import Solver, terminal_value
 
 CLOSE_MARGIN = 0.1  # game points a close must beat the alternatives by, per world on average

@@ -5,7 +5,7 @@ unseen card as equally likely to be in the opponent's hand. But a lead is
 informative: every bot here, and any sensible player, shows a marriage and
 exchanges the trump nine whenever the rules let it (a marriage is 20 or 40
 points for a lead one makes anyway, the exchange swaps the lowest trump for
-a higher one; :func:`agents.rules.obvious_action`). So an opponent that
+a higher one; :func:`agents.core.rules.obvious_action`). So an opponent that
 leads with the talon open and shows nothing
 
 - held no King-Queen pair: the partner of the card it led, or of a card it
@@ -42,7 +42,7 @@ from sixtysix_env.cards import KQ
 from sixtysix_env.engine import FOLLOW, State
 from sixtysix_env.knowledge import PlayerView, sample_state
 
-from ..rules import marriage_counts
+from ..core.rules import marriage_counts
 
 MAX_TRIES = 20  # rejection attempts for "not both halves" before taking a world anyway
 

@@ -3,7 +3,7 @@
 The guided search's default leaf value is the critic's one forward
 (:mod:`agents.search.guided`). With ``leaf=rollout`` each open leaf is played
 on instead, in its determinized world, by both players' policy: the move the
-rules play where one is obvious (:func:`agents.rules.obvious_action`), else
+rules play where one is obvious (:func:`agents.core.rules.obvious_action`), else
 the policy's most likely legal move on that player's own view (so the
 rollout reads no hidden card), until the deal is over or the talon is spent,
 where the exact solver takes over. After a close with cards still face down
@@ -27,8 +27,8 @@ from sixtysix_env.engine import OVER, State
 from sixtysix_env.knowledge import view
 from sixtysix_env.observation import OBS_SIZE, encode_into, mask_to_array
 
-from ..guide_net import GuideNet
-from ..rules import obvious_action
+from ..core.guide_net import GuideNet
+from ..core.rules import obvious_action
 from .solver import Solver, terminal_value
 
 

@@ -47,7 +47,7 @@ from sixtysix_env.knowledge import PlayerView, sample_state
 from sixtysix_env.scoring import SCHNEIDER, WIN_SCORE, marriage_points
 from sixtysix_env.variants import CREDIT_NEXT_TRICK, DECLARE_BY_PLAYER, GERMAN, Rules
 
-from ..rules import is_endgame_view
+from ..core.rules import is_endgame_view
 from .budget import OutOfTime
 
 INF = 1 << 10  # larger than any deal value (|value| <= 3 plus a draw bonus under 100)

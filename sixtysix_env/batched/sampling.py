@@ -22,7 +22,7 @@ def sample_masked(
     """Actions drawn from softmax(logits) over the legal actions (the most
     likely one with ``greedy``) and their log-probabilities.
 
-    Illegal logits go to the dtype's minimum, as in ``agents.nets.masked_logits``.
+    Illegal logits go to the dtype's minimum, as in ``agents.core.nets.masked_logits``.
     Sampling inverts the cumulative distribution with one uniform number per
     row: several times faster on CPU than ``torch.multinomial``, and never an
     illegal action (an action of probability 0 adds nothing to the cumulative sum).

@@ -146,7 +146,7 @@ class SelfPlayEnv:
 def policy_opponent(net: torch.nn.Module, *, greedy: bool = False,
                     generator: torch.Generator | None = None) -> Opponent:
     """An opponent from a network mapping observations to 32 logits (e.g.
-    ``agents.nets.PolicyNet``): samples from its masked policy, or plays its
+    ``agents.core.nets.PolicyNet``): samples from its masked policy, or plays its
     best action with ``greedy``."""
 
     def act(obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:

@@ -10,12 +10,12 @@ import pytest
 
 from agents import KNOWN_AGENTS, describe_agents, make_agent, parse_spec
 from agents.base import Agent
+from agents.core.rules import masters, rule_action, should_close
 from agents.heuristic import HeuristicAgent
 from agents.play import decide
 from agents.play import play_deal as play
 from agents.random_agent import RandomAgent
 from agents.registry import canonical_name
-from agents.rules import masters, rule_action, should_close
 from sixtysix_env.actions import CONTINUE, DECLARE, EXCHANGE, MARRIAGE
 from sixtysix_env.cards import card_id, mask_of
 from sixtysix_env.deals import deal, fixed_deal

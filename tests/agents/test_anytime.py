@@ -8,9 +8,9 @@ import time
 import pytest
 
 from agents import make_agent
+from agents.core.rules import obvious_action, view_rule_action
 from agents.play import play_game
 from agents.random_agent import RandomAgent
-from agents.rules import obvious_action, view_rule_action
 from agents.search.budget import MARGIN_SHARE, MIN_MARGIN, Deadline, OutOfTime, effective_budget
 from agents.search.solver import Solver
 from sixtysix_env.actions import actions_of

@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 import torch
 
-from agents import checkpoint, make_agent, parse_spec
-from agents.guide_net import GuideNet, load_guide
+from agents import make_agent, parse_spec
+from agents.core import checkpoint
+from agents.core.guide_net import GuideNet, load_guide
+from agents.core.nets import PolicyNet, ValueNet
+from agents.core.rules import obvious_action, view_rule_action
 from agents.guided import GuidedAgent
-from agents.nets import PolicyNet, ValueNet
 from agents.registry import KNOWN_AGENTS
-from agents.rules import obvious_action, view_rule_action
 from agents.search.beliefs import Beliefs, before_lead, card_rows
 from agents.search.guided import GuidedSearch, SearchResult
 from sixtysix_env.actions import MARRIAGE, N_ACTIONS, actions_of

@@ -10,12 +10,13 @@ import pytest
 import torch
 from helpers import random_views
 
-from agents import checkpoint, make_agent
-from agents.checkpoint import DEFAULT_CHECKPOINT, save_atomic
-from agents.nets import PolicyNet
+from agents import make_agent
+from agents.core import checkpoint
+from agents.core.checkpoint import DEFAULT_CHECKPOINT, save_atomic
+from agents.core.nets import PolicyNet
+from agents.core.rules import obvious_action, rollout_action
 from agents.neural import PPOAgent, load_ppo_agent
 from agents.play import play_deal
-from agents.rules import obvious_action, rollout_action
 from agents.search.solver import action_values
 from sixtysix_env.deals import deal
 from sixtysix_env.engine import FINAL, FOLLOW, LEAD

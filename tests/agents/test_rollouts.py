@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from agents import parse_spec
+from agents.core.rules import obvious_action
 from agents.guided import GuidedAgent
 from agents.registry import KNOWN_AGENTS
-from agents.rules import obvious_action
 from agents.search.determinized import CLOSE_MARGIN
 from agents.search.guided import LEAVES, GuidedSearch, exact_leaf
 from agents.search.rollouts import rollout_values

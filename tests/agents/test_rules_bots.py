@@ -8,7 +8,7 @@ import random
 import pytest
 
 from agents import make_agent
-from agents.rules import obvious_action, rule_action
+from agents.core.rules import obvious_action, rule_action
 from agents.search.positions import random_position
 from agents.search.solver import action_values, best_action, minimax, solve
 from sixtysix_env.actions import CONTINUE, DECLARE, MARRIAGE

@@ -118,7 +118,7 @@ def test_gym_env_match_episodes_and_match_reward() -> None:
 
 
 def test_gym_env_with_a_network_opponent() -> None:
-    from agents.nets import PolicyNet
+    from agents.core.nets import PolicyNet
 
     env = SixtySixVectorEnv(16, seed=2, opponent=PolicyNet())
     history = run_gym(env, 30)

@@ -1,7 +1,7 @@
 """Bots a user writes outside the package (the plug-in tests enter them by import path)."""
 
 from agents.base import BaseAgent, require_turn
-from agents.rules import view_rule_action
+from agents.core.rules import view_rule_action
 from sixtysix_env.actions import random_action
 
 

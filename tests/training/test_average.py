@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import DEFAULT_CHECKPOINT, load, phase_entry
-from agents.nets import PhaseNet
+from agents.core.checkpoint import DEFAULT_CHECKPOINT, load, phase_entry
+from agents.core.nets import PhaseNet
 from agents.neural import load_ppo_agent
 from sixtysix_env.deals import deal
 from sixtysix_env.engine import OVER

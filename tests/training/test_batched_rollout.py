@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import load
-from agents.nets import PolicyNet
+from agents.core.checkpoint import load
+from agents.core.nets import PolicyNet
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from training.config import Config, ConfigError, config_from_dict
 from training.envs import BatchedEnvs

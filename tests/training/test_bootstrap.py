@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.nets import PolicyNet
+from agents.core.nets import PolicyNet
 from sixtysix_env.actions import N_ACTIONS
 from sixtysix_env.observation import FULL_OBS_SIZE, LEGAL, MY_TURN, OBS_SIZE
 from training import rollout

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents import checkpoint
-from agents.checkpoint import CheckpointError, check_members, zip_directory
-from agents.nets import PolicyNet
+from agents.core import checkpoint
+from agents.core.checkpoint import CheckpointError, check_members, zip_directory
+from agents.core.nets import PolicyNet
 from sixtysix_env.observation import OBS_SIZE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,7 @@ def test_a_small_file_with_a_deflated_huge_tensor_is_refused_without_allocating(
     script = textwrap.dedent(f"""
         import resource, torch
         torch.set_num_threads(1)
-        from agents import checkpoint
+        from agents.core import checkpoint
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         try:
             checkpoint.load({str(path)!r})

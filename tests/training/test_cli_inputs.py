@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from agents.checkpoint import DEFAULT_CHECKPOINT
+from agents.core.checkpoint import DEFAULT_CHECKPOINT
 from training import average, curve, distill
 from training.config import ConfigError, load_config, parse_overrides
 

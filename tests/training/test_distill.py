@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import DEFAULT_CHECKPOINT, load, policy_from
-from agents.nets import PhaseNet
+from agents.core.checkpoint import DEFAULT_CHECKPOINT, load, policy_from
+from agents.core.nets import PhaseNet
+from agents.core.rules import is_closed_view, is_endgame_view
 from agents.neural import PPOAgent, load_ppo_agent
-from agents.rules import is_closed_view, is_endgame_view
 from agents.search.solver import Solver, action_values
 from sixtysix_env.actions import CLOSE, DECLARE
 from sixtysix_env.cards import make_card, rank_of, suit_of

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import DEFAULT_CHECKPOINT, load, policy_from
-from agents.guide_net import load_guide
+from agents.core.checkpoint import DEFAULT_CHECKPOINT, load, policy_from
+from agents.core.guide_net import load_guide
 from agents.guided import GuidedAgent
 from agents.neural import PPOAgent
 from agents.play import play_deal

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.nets import PolicyNet, ValueNet
+from agents.core.nets import PolicyNet, ValueNet
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from training.expert.selfplay import GUIDED, Settings, generate_chunk
 

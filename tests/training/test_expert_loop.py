@@ -12,7 +12,8 @@ import pytest
 import torch
 from helpers import UniformPlayer
 
-from agents import checkpoint, make_agent
+from agents import make_agent
+from agents.core import checkpoint
 from agents.play import play_deal
 from sixtysix_env.deals import deal
 from training.config import config_from_dict, read_yaml

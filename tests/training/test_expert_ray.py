@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from helpers import UniformPlayer
 
-from agents.nets import PolicyNet, ValueNet
+from agents.core.nets import PolicyNet, ValueNet
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from training.config import ConfigError, config_from_dict
 from training.expert import loop

@@ -15,7 +15,7 @@ import pytest
 import torch
 import yaml
 
-from agents import checkpoint
+from agents.core import checkpoint
 from sixtysix_cli import build_parser
 from training import distill
 from training.config import Config, parse_command_line

@@ -12,8 +12,8 @@ import pytest
 import torch
 from helpers import UniformPlayer
 
-from agents import checkpoint
-from agents.nets import PolicyNet, ValueNet
+from agents.core import checkpoint
+from agents.core.nets import PolicyNet, ValueNet
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.seeding import derive_seed
 from training.config import ConfigError, config_from_dict

@@ -22,8 +22,8 @@ from types import ModuleType
 import pytest
 import torch
 
-from agents import checkpoint
-from agents.checkpoint import CheckpointWriteError, NonFiniteWeightsError, load, save_atomic
+from agents.core import checkpoint
+from agents.core.checkpoint import CheckpointWriteError, NonFiniteWeightsError, load, save_atomic
 from training import evaluation
 from training.config import ConfigError, config_from_dict
 from training.logger import Logger

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents import checkpoint, make_agent
-from agents.checkpoint import CheckpointError, load
-from agents.nets import PhaseNet, PolicyNet
+from agents import make_agent
+from agents.core import checkpoint
+from agents.core.checkpoint import CheckpointError, load
+from agents.core.nets import PhaseNet, PolicyNet
 from sixtysix_env.observation import OBS_SIZE
 from training import distill
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from agents.nets import masked_distribution, masked_logits
+from agents.core.nets import masked_distribution, masked_logits
 from sixtysix_env.batched.sampling import sample_masked
 
 

@@ -20,7 +20,7 @@ from types import ModuleType
 
 import pytest
 
-from agents.checkpoint import load
+from agents.core.checkpoint import load
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "configs" / "smoke.yaml"

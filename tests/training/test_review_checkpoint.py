@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents import checkpoint
-from agents.checkpoint import CheckpointError
-from agents.nets import PolicyNet
+from agents.core import checkpoint
+from agents.core.checkpoint import CheckpointError
+from agents.core.nets import PolicyNet
 from sixtysix_env.observation import OBS_SIZE
 
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import DEFAULT_CHECKPOINT, CheckpointError
+from agents.core.checkpoint import DEFAULT_CHECKPOINT, CheckpointError
+from agents.core.nets import PolicyNet, ValueNet
 from agents.four import describe_four_agents, make_four_agent
 from agents.four.net import CRITIC4_SIZE, load_team
-from agents.nets import PolicyNet, ValueNet
 from sixtysix_env.aec_four import OBS4_SIZE
 from sixtysix_env.four_deals import deal_four
 from sixtysix_env.four_knowledge import view_four

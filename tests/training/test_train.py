@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import load
-from agents.nets import PolicyNet, ValueNet
+from agents.core.checkpoint import load
+from agents.core.nets import PolicyNet, ValueNet
+from agents.core.rules import obvious_action
 from agents.neural import load_ppo_agent
-from agents.rules import obvious_action
 from agents.search.solver import action_values
 from sixtysix_env.actions import CLOSE, DECLARE
 from sixtysix_env.engine import FINAL, FOLLOW, LEAD

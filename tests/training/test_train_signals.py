@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from agents.checkpoint import load
+from agents.core.checkpoint import load
 from agents.core.lifetime import signals_held, sigterm_interrupts
 
 ROOT = Path(__file__).resolve().parents[2]

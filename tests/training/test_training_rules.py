@@ -11,8 +11,9 @@ from types import ModuleType
 import pytest
 import torch
 
-from agents import arena, checkpoint
+from agents import arena
 from agents.arena import ArenaOptions
+from agents.core import checkpoint
 from sixtysix_env import variants
 from training.config import Config, ConfigError, RulesMismatchError, config_from_dict, load_config
 from training.envs import check_config, make_envs

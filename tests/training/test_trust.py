@@ -17,10 +17,10 @@ from types import ModuleType
 import pytest
 import torch
 
-from agents import checkpoint
-from agents.checkpoint import CheckpointError, load, save_atomic
+from agents.core import checkpoint
+from agents.core.checkpoint import CheckpointError, load, save_atomic
+from agents.core.nets import MAX_WIDTH, PolicyNet
 from agents.external import LOG_DIR_ENV
-from agents.nets import MAX_WIDTH, PolicyNet
 from agents.neural import load_ppo_agent
 from sixtysix_env.batched.sampling import NonFiniteLogitsError, sample_masked
 from sixtysix_env.observation import OBS_SIZE
@@ -152,7 +152,7 @@ def test_a_checkpoint_with_nan_weights_never_loads(tmp_path: Path, entry: str) -
         ckpt["critic"] = {"net.0.weight": torch.zeros(4, OBS_SIZE), "net.0.bias": torch.zeros(4),
                           "net.2.weight": torch.zeros(1, 4), "net.2.bias": torch.full((1,), float("nan"))}
     elif entry == "endgame":
-        from agents.nets import PhaseNet
+        from agents.core.nets import PhaseNet
         net = PhaseNet([4])
         ckpt["endgame"] = checkpoint.phase_entry(net)
         ckpt["endgame"]["state"]["net.0.weight"][0, 0] = float("inf")

@@ -1,7 +1,7 @@
 """The learner: the policy towards the search's move distributions, the value towards deal results.
 
 Loss per minibatch: cross-entropy of the masked policy
-(:func:`agents.nets.masked_log_softmax`) against the search's policy target,
+(:func:`agents.core.nets.masked_log_softmax`) against the search's policy target,
 plus ``value_coef`` times the squared error of the value network (on
 ``encode_full``) against the deal's game points; Adam, gradient clipping.
 It trains on a replay window (:class:`Replay`): the samples of the last
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.nets import PolicyNet, ValueNet, masked_log_softmax
+from agents.core.nets import PolicyNet, ValueNet, masked_log_softmax
 from sixtysix_env.observation import FULL_OBS_SIZE, OBS_SIZE
 from sixtysix_env.seeding import derive_seed
 
@@ -92,7 +92,7 @@ class Learner:
         self.critic.load_state_dict(critic.state_dict())
 
     def load(self, ckpt: dict[str, Any]) -> None:
-        """The networks and optimizer state of a checkpoint (checked by ``agents.checkpoint``)."""
+        """The networks and optimizer state of a checkpoint (checked by ``agents.core.checkpoint``)."""
         self.policy.load_state_dict(ckpt["policy"])
         self.critic.load_state_dict(ckpt["critic"])
         self.optimizer.load_state_dict(ckpt["optimizer"])

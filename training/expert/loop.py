@@ -50,8 +50,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents import checkpoint
 from agents.arena import PairingStats
+from agents.core import checkpoint
 from agents.core.lifetime import signals_held
 from sixtysix_env.seeding import derive_seed
 from training import evaluation, lifecycle, run_folder

@@ -39,8 +39,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from agents.arena.inputs import open_regular
-from agents.checkpoint import write_atomic
-from agents.nets import PolicyNet, ValueNet
+from agents.core.checkpoint import write_atomic
+from agents.core.nets import PolicyNet, ValueNet
 from agents.search.guided import CRITIC
 from sixtysix_env.actions import N_ACTIONS, actions_of
 from sixtysix_env.deals import deal
@@ -89,7 +89,7 @@ class Guided:
     current networks: the settings' worlds per move, depth and leaves, no time limit."""
 
     def net(self, weights: Weights) -> Any:
-        from agents.guide_net import GuideNet
+        from agents.core.guide_net import GuideNet
 
         return GuideNet.from_modules(*modules(weights))
 

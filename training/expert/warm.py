@@ -3,9 +3,9 @@
 A warm start takes the policy and the full-state critic of a checkpoint,
 typically a PPO self-play run's (``configs/selfplay.yaml``) or another expert
 run's. The path comes from the operator's config, but the file is untrusted:
-it is read and checked whole by :mod:`agents.checkpoint` (size cap, exact
+it is read and checked whole by :mod:`agents.core.checkpoint` (size cap, exact
 layers and shapes, finite weights), and everything wrong with it is a
-one-line :class:`~agents.checkpoint.CheckpointError` naming it, or a
+one-line :class:`~agents.core.checkpoint.CheckpointError` naming it, or a
 :class:`~training.config.ConfigError` where the file and the config
 disagree, before the run folder is claimed.
 
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents import checkpoint
-from agents.nets import PolicyNet, ValueNet, check_hidden
+from agents.core import checkpoint
+from agents.core.nets import PolicyNet, ValueNet, check_hidden
 from training.config import ConfigError
 
 from .config import FIXED, ExpertConfig

@@ -1,6 +1,6 @@
 """The file side of checkpoints: a zip file's directory and members checked before ``torch.load``
 unpacks anything (nothing that could outgrow :data:`MAX_BYTES`), and files written whole or not at
-all. An implementation detail of :mod:`agents.checkpoint`, which owns the format and re-exports
+all. An implementation detail of :mod:`agents.core.checkpoint`, which owns the format and re-exports
 these names (``.npz`` readers use the zip checks too); it imports nothing of the project."""
 
 from __future__ import annotations

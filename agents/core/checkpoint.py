@@ -12,7 +12,7 @@ Training adds the entries of :data:`RESUME_ONLY` (optimizer state, snapshot
 pool, RNG states) and step counters for resuming; the distillation and
 averaging tools add a record of how a phase network or an average was made
 (:data:`PHASE_RECORDS`, ``"average_policies"``). The zip checks before ``torch.load`` and
-the atomic writes live in :mod:`agents.checkpoint_files`, re-exported here.
+the atomic writes live in :mod:`agents.core.checkpoint_files`, re-exported here.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from .nets import PHASE_IN, PhaseNet, PolicyNet, ValueNet, check_hidden, mlp_sha
 
 FORMAT = "sixtysix-ppo"
 VERSION = 1
-DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "ppo_default.pt"
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "ppo_default.pt"
 RESUME_ONLY = ("optimizer", "snapshots", "rng")  # entries only ``train.py --resume`` reads
 RESUME_ENTRIES: dict[str, type | tuple[type, ...]] = {
     "optimizer": dict, "snapshots": list, "rng": dict, "global_step": int, "update": int,
@@ -130,7 +130,7 @@ def _torch_load(f: BinaryIO, path: Path) -> Any:
 
 def validate(ckpt: Any, path: str | os.PathLike[str] = "<memory>", *, resumable: bool = False) -> None:
     """A :class:`CheckpointError` naming ``path`` unless ``ckpt`` is whole: the format header;
-    the config's layer sizes within :data:`agents.nets.MAX_LAYERS` x :data:`agents.nets.MAX_WIDTH`
+    the config's layer sizes within :data:`agents.core.nets.MAX_LAYERS` x :data:`agents.core.nets.MAX_WIDTH`
     (checked before any network is built); every network's weights with exactly the keys and
     shapes its declared architecture has, dense float tensors on the CPU (:func:`tensor_problem`)
     and finite; with ``resumable`` the entries of :data:`RESUME_ENTRIES` with their types. Any

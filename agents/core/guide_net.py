@@ -1,7 +1,7 @@
 """The guide network of the ``guided`` bot: a PPO checkpoint's policy and critic, run in numpy.
 
 No file format of its own: a guide is an ordinary sixtysix PPO checkpoint
-(:mod:`agents.checkpoint`, validated whole before use) that has a critic
+(:mod:`agents.core.checkpoint`, validated whole before use) that has a critic
 seeing the full state (``config.full_critic``, :func:`sixtysix_env.observation.encode_full`).
 The policy (a player's observation -> 32 logits) is the search's prior and
 its model of the opponent; the critic (the full state from one player's
@@ -69,7 +69,7 @@ class GuideNet:
 
     @classmethod
     def from_checkpoint(cls, ckpt: dict[str, Any], path: str | os.PathLike[str] = "<memory>") -> GuideNet:
-        """A guide from a loaded checkpoint; :class:`agents.checkpoint.CheckpointError` naming
+        """A guide from a loaded checkpoint; :class:`agents.core.checkpoint.CheckpointError` naming
         ``path`` if it has no critic or one that does not see the full state."""
         policy = checkpoint.policy_from(ckpt, path)  # validates the whole checkpoint first
         return cls.from_modules(policy, checkpoint.full_critic_from(ckpt, path))
@@ -87,7 +87,7 @@ class GuideNet:
 
 def load_guide(path: str | os.PathLike[str] | None = None) -> GuideNet:
     """The guide of a checkpoint file (``None``: :data:`DEFAULT_GUIDE`); a bad file raises
-    :class:`agents.checkpoint.CheckpointError` naming it.
+    :class:`agents.core.checkpoint.CheckpointError` naming it.
 
     Loading and validating a checkpoint takes about a second and the arena makes fresh bots for
     every game, so the last few guides are kept, keyed by the file's path, size and modification
