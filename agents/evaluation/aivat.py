@@ -51,6 +51,7 @@ from .values import ValueFn, terminal_value
 Policy = Callable[[PlayerView], "Mapping[int, float] | None"]
 Basis = Callable[[State], Sequence[float]]
 Sampler = Callable[[PlayerView], Sequence[int]]
+OwnValues = Callable[[PlayerView], "Mapping[int, float] | None"]
 PROBABILITY_TOLERANCE = 1e-6
 DEAL, DRAW_TERM, ACTION, SAMPLED = "deal", "draw", "action", "sampled"
 KINDS = (DEAL, DRAW_TERM, ACTION, SAMPLED)
@@ -224,6 +225,36 @@ def sampled_term(state: State, action: int, samples: Sequence[int], legal_mask: 
     return value_after(state, action, value, expect) - mean
 
 
+def decision_term(state: State, i: int, a: int, bot: tuple[Policy | None, Sampler | None, OwnValues | None],
+                  mv: ValueFn, expect: Expectation) -> Term | None:
+    """The luck term of decision ``i`` (move ``a``) of the player to act, whose known policy, sampler
+    and own move values are ``bot``; None for no term."""
+    policy, sampler, own = bot
+    p = state.to_act
+    v = view(state, p)
+    probs = policy(v) if policy is not None else None
+    if probs is not None:
+        probs = check_probabilities(probs, v, a, f"the policy of seat {p}")
+        q = own(v) if own is not None and len(probs) > 1 else None
+        if q is not None:
+            t = own_term(a, probs, q, f"the move values of seat {p}") * (1.0 if p == 0 else -1.0)
+        else:
+            t = action_term(state, a, probs, mv, expect)
+        return Term(ACTION, i, p, t) if t else None
+    if sampler is not None:
+        t = sampled_term(state, a, sampler(v), v.legal_mask, mv, f"the sampler of seat {p}", expect)
+        return Term(SAMPLED, i, p, t) if t else None
+    return None
+
+
+def own_term(action: int, probs: Mapping[int, float], q: Mapping[int, float], who: str) -> float:
+    """``q(action) - sum_a pi(a) q(a)`` for the player to act; ``q`` must value every move of ``probs``."""
+    if not isinstance(q, Mapping) or not all(
+            a in q and isinstance(q[a], int | float) and math.isfinite(q[a]) for a in probs):
+        raise PolicyError(f"{who}: need a finite value for every move of the distribution")
+    return float(q[action]) - math.fsum(p * float(q[a]) for a, p in probs.items())
+
+
 def correct_deal(
     start: State,
     actions: Sequence[int],
@@ -235,6 +266,7 @@ def correct_deal(
     samplers: Sequence[Sampler | None] = (None, None),
     expect: Expectation = expected_after_draw,
     move_value: ValueFn | None = None,
+    own_values: Sequence[OwnValues | None] = (None, None),
 ) -> DealCorrection:
     """Replay one deal from ``start`` (its first state) through ``actions`` and collect its luck terms.
 
@@ -260,6 +292,11 @@ def correct_deal(
     whole true state, the face-down order too: a bot draws its move from
     its view with its own randomness, independently of that order, so the
     term's mean is zero given the full state.
+
+    ``own_values[seat]``: the values (game points for the player to act) a
+    search bot formed its declared move distribution from; where given for
+    a decision, its term is ``q(chosen) - sum_a pi(a) q(a)`` with those
+    values instead of ``move_value``'s (fixed before the draw: mean zero).
     """
     state = start.clone()
     mv = value if move_value is None else move_value
@@ -274,21 +311,10 @@ def correct_deal(
             raise ValueError(f"action {i} ({describe_action(a)}) comes after the end of the deal")
         a = state.check_action(a)
         p = state.to_act
-        policy, sampler = policies[p], samplers[p]
-        probs = None
-        if policy is not None or sampler is not None:
-            v = view(state, p)
-            probs = policy(v) if policy is not None else None
-            if probs is not None:
-                probs = check_probabilities(probs, v, a, f"the policy of seat {p}")
-                t = action_term(state, a, probs, mv, expect)
-                if t:
-                    terms.append(Term(ACTION, i, p, t))
-            elif sampler is not None:
-                t = sampled_term(state, a, sampler(v), v.legal_mask, mv, f"the sampler of seat {p}",
-                                 expect)
-                if t:
-                    terms.append(Term(SAMPLED, i, p, t))
+        if policies[p] is not None or samplers[p] is not None:
+            term = decision_term(state, i, a, (policies[p], samplers[p], own_values[p]), mv, expect)
+            if term is not None:
+                terms.append(term)
         if is_chance_draw(state, a):
             before = expect(state, value)
             if basis is not None:
@@ -305,7 +331,8 @@ def correct_deal(
 
 
 __all__ = [
-    "DealCorrection", "Expectation", "Policy", "PolicyError", "Sampler", "Term", "action_term",
-    "check_probabilities", "correct_deal", "deal_term", "draw_outcomes", "expected_after_draw",
-    "is_chance_draw", "sampled_expectation", "sampled_term", "swapped_hands", "value_after",
+    "DealCorrection", "Expectation", "OwnValues", "Policy", "PolicyError", "Sampler", "Term", "action_term",
+    "check_probabilities", "correct_deal", "deal_term", "decision_term", "draw_outcomes",
+    "expected_after_draw", "is_chance_draw", "own_term", "sampled_expectation", "sampled_term",
+    "swapped_hands", "value_after",
 ]  # fmt: skip

@@ -37,6 +37,7 @@ from .aivat import (
     Basis,
     DealCorrection,
     Expectation,
+    OwnValues,
     Policy,
     Sampler,
     correct_deal,
@@ -66,6 +67,13 @@ def seat_luck(corrections: Sequence[DealCorrection]) -> list[float]:
         for t in c.terms:
             out[slot[t.kind] + int(t.seat == 1 and t.kind in (ACTION, SAMPLED))] += t.value
     return out
+
+
+def values_of(agent: Any) -> OwnValues | None:
+    """The bot's ``move_values(view)`` if it has one: the search's values its declared distribution
+    was formed from (``pimc:temp=T``, ``guided:sample=1``), which value its decision terms."""
+    fn = getattr(agent, "move_values", None)
+    return fn if callable(fn) else None
 
 
 def policy_of(agent: Any) -> Policy | None:
@@ -163,12 +171,14 @@ def correct_game(line: Mapping[str, Any], value: ValueFn,
                  basis: Basis | None = None,
                  seat_samplers: Sequence[Sampler | None] = (None, None),
                  expect: Expectation = expected_after_draw,
-                 move_value: ValueFn | None = None) -> list[DealCorrection]:
-    """The corrections of every finished deal of a game line (policies and samplers by seat)."""
+                 move_value: ValueFn | None = None,
+                 seat_values: Sequence[OwnValues | None] = (None, None)) -> list[DealCorrection]:
+    """The corrections of every finished deal of a game line (policies, samplers and the search bots'
+    own move values, :func:`values_of`, by seat)."""
     out = []
     for start, actions in replay_deals(line):
         out.append(correct_deal(start, actions, value, seat_policies, basis=basis, samplers=seat_samplers,
-                                expect=expect, move_value=move_value))
+                                expect=expect, move_value=move_value, own_values=seat_values))
         for v in {id(value): value, id(move_value): move_value}.values():
             reset = getattr(v, "reset", None)
             if reset is not None:
@@ -286,5 +296,5 @@ def estimate(values: Sequence[float]) -> Estimate:
 __all__ = [
     "Estimate", "GamePoints", "NotCorrectable", "PairingPoints", "ReplayError",
     "LUCK_NAMES", "check_correctable", "correct_game", "estimate", "game_points", "pairing_points",
-    "policy_of", "replay_deals", "sampler_of", "seat_luck",
+    "policy_of", "replay_deals", "sampler_of", "seat_luck", "values_of",
 ]  # fmt: skip

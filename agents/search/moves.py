@@ -7,6 +7,10 @@ after the game, and :mod:`agents.evaluation` values the decision with it
 exactly (docs/variance.md). The distribution depends on the bot's own
 search (its sampled worlds), yet the move is drawn from it, so the
 decision's luck term keeps mean zero given everything before the draw.
+The bot may also record the search's value of each move
+(``move_values(view)``): any values fixed before the draw keep the term's
+mean zero, and the search's own predict the rest of *its* play better than
+a value function that assumes other play.
 """
 
 from __future__ import annotations
@@ -47,18 +51,29 @@ class MoveLog:
 
     def __init__(self) -> None:
         self.table: dict[tuple[Any, ...], dict[int, float]] = {}
+        self.values: dict[tuple[Any, ...], dict[int, float]] = {}
 
     @staticmethod
     def key(v: PlayerView) -> tuple[Any, ...]:
         return tuple(getattr(v, f) for f in KEY_FIELDS)
 
-    def record(self, v: PlayerView, probs: dict[int, float]) -> None:
+    def record(self, v: PlayerView, probs: dict[int, float], values: dict[int, float] | None = None) -> None:
+        """The distribution the move at ``v`` is drawn from and, optionally, the search's value of each
+        move for the player to act (game points) that the distribution was formed from."""
         self.table[self.key(v)] = dict(probs)
+        if values is not None:
+            self.values[self.key(v)] = dict(values)
 
     def get(self, v: PlayerView) -> dict[int, float] | None:
         """The distribution the move at ``v`` was drawn from, or None (the move was not drawn)."""
         probs = self.table.get(self.key(v))
         return None if probs is None else dict(probs)
 
+    def get_values(self, v: PlayerView) -> dict[int, float] | None:
+        """The search's move values recorded with the distribution at ``v``, or None."""
+        values = self.values.get(self.key(v))
+        return None if values is None else dict(values)
+
     def clear(self) -> None:
         self.table.clear()
+        self.values.clear()

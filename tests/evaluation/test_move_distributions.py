@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from agents.evaluation.aivat import ACTION
-from agents.evaluation.games import correct_game, policy_of
+from agents.evaluation.aivat import ACTION, PolicyError, own_term
+from agents.evaluation.games import correct_game, policy_of, values_of
 from agents.evaluation.values import heuristic_value
 from agents.pimc import PimcAgent
 from agents.play import play_game
@@ -65,7 +65,7 @@ def test_the_best_move_pimc_declares_nothing():
 
 def test_a_pimc_mirror_with_drawn_moves_holds_zero():
     # Duplicate pairs of single deals between two pimc that draw their moves: both bots' decisions
-    # carry terms; the corrected mean of a mirror is 0 in expectation.
+    # carry terms valued by their own search; the corrected mean of a mirror is 0 in expectation.
     values = []
     for seed in range(16):
         pair = 0.0
@@ -73,7 +73,9 @@ def test_a_pimc_mirror_with_drawn_moves_holds_zero():
             bots = [PimcAgent(worlds=1, temp=0.5), PimcAgent(worlds=1, temp=0.5)]
             seeds = (4 * seed + 2 * game, 4 * seed + 2 * game + 1)
             line = _line(bots[0], bots[1], 100 + seed, agent_seeds=seeds)
-            cs = correct_game(line, heuristic_value, [policy_of(b) for b in bots])
+            cs = correct_game(line, heuristic_value, [policy_of(b) for b in bots],
+                              seat_values=[values_of(b) for b in bots])  # the search's own values
+            assert any(t.kind == ACTION for c in cs for t in c.terms)
             pair += math.fsum(c.corrected for c in cs) * (-1 if game else 1)
         values.append(pair / 2)
     mean = sum(values) / len(values)
@@ -114,3 +116,20 @@ def test_guided_declares_its_drawn_moves_only_when_it_samples(sample):
     corrections = correct_game(line, heuristic_value, [policy, policy_of(RandomAgent())])
     assert sum(found) == len(g.search.moves.table) and (sum(found) > 0) == bool(sample)
     assert any(t.kind == ACTION and t.seat == 0 for c in corrections for t in c.terms) == bool(sample)
+
+
+def test_own_move_values_must_cover_the_distribution():
+    probs = {3: 0.25, 7: 0.75}
+    assert own_term(7, probs, {3: 1.0, 7: 2.0}, "pimc") == pytest.approx(2.0 - 1.75)
+    for bad in ({3: 1.0}, {3: 1.0, 7: float("nan")}, {3: "1", 7: 2.0}, [1.0, 2.0]):
+        with pytest.raises(PolicyError, match="finite value for every move"):
+            own_term(7, probs, bad, "pimc")
+
+
+def test_pimc_declares_the_values_its_distribution_came_from():
+    pimc = PimcAgent(worlds=2, temp=0.3)
+    _line(pimc, RandomAgent(), 5)
+    key = next(iter(pimc.moves.table))
+    probs, values = pimc.moves.table[key], pimc.moves.values[key]
+    assert set(values) == set(probs)
+    assert probs == pytest.approx(softmax(values.items(), 0.3))
