@@ -4,8 +4,8 @@ Worlds weighted by how likely the opponent's moves were under the policy
 network, the exact solver once the talon is closed or spent, the critic at
 truncated leaves (or, with ``leaf=rollout``, the policy playing on until the
 solver takes over), the policy as a prior. The network is a PPO checkpoint
-with a full-state critic (:mod:`agents.guide_net`; by default the shipped
-one). Obvious moves (:func:`agents.rules.obvious_action`) are played at once.
+with a full-state critic (:mod:`agents.core.guide_net`; by default the shipped
+one). Obvious moves (:func:`agents.core.rules.obvious_action`) are played at once.
 
 Every decision leaves :attr:`GuidedAgent.last_result` (a
 :class:`~agents.search.guided.SearchResult`: the move, its move distribution
@@ -25,8 +25,8 @@ import os
 from sixtysix_env.knowledge import PlayerView
 
 from .base import BaseAgent, require_turn
-from .guide_net import GuideNet, load_guide
-from .rules import obvious_action
+from .core.guide_net import GuideNet, load_guide
+from .core.rules import obvious_action
 from .search.beliefs import BETA, EPS
 from .search.budget import Anytime, gc_paused
 from .search.guided import CRITIC, PRIOR, TEMP, GuidedSearch, SearchResult, one_hot

@@ -8,12 +8,12 @@ world:
 - talon closed or spent: the exact solver (:mod:`agents.search.solver`);
 - talon open: a small minimax over the next ``depth`` decisions of both
   players, whose leaves are heuristic playouts (both sides play
-  :func:`agents.rules.rollout_action`, which reads no hidden card) that
+  :func:`agents.core.rules.rollout_action`, which reads no hidden card) that
   hand over to the exact solver as soon as the talon is closed or spent.
 
 Once the talon is spent the view fixes every card, so one world is exact.
 Moves no search needs (a correct declaration, the exchange, a marriage, a
-single legal move) are played at once (:func:`agents.rules.obvious_action`).
+single legal move) are played at once (:func:`agents.core.rules.obvious_action`).
 With ``infer`` the worlds respect what the opponent's leads revealed
 (:mod:`agents.search.inference`); off by default, so ``pimc`` is plain PIMC.
 PIMC is known to overrate information it will not have ("strategy fusion");
@@ -37,7 +37,7 @@ from sixtysix_env.actions import DECLARE, actions_of
 from sixtysix_env.knowledge import PlayerView
 
 from .base import BaseAgent, require_turn
-from .rules import obvious_action, view_rule_action
+from .core.rules import obvious_action, view_rule_action
 from .search.budget import MAX_UNITS, Anytime, Deadline, OutOfTime, gc_paused
 from .search.determinized import world_action_values
 from .search.inference import OpponentModel

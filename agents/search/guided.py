@@ -40,7 +40,7 @@ its margin is used; without one exactly ``worlds`` worlds, deterministic for
 the bot's seed. Once the talon is spent the view fixes every card: one world.
 
 The critic predicts the deal's game points for a player (how training
-books rewards: :mod:`agents.guide_net`), so its leaves share the scale of
+books rewards: :mod:`agents.core.guide_net`), so its leaves share the scale of
 deal results and solver values; it does not see the match score's stakes,
 and neither does the rest of the search.
 """
@@ -58,8 +58,8 @@ from sixtysix_env.engine import OVER, State
 from sixtysix_env.knowledge import PlayerView, sample_state
 from sixtysix_env.observation import FULL_OBS_SIZE, encode, encode_full_into
 
-from ..guide_net import GuideNet
-from ..rules import view_rule_action
+from ..core.guide_net import GuideNet
+from ..core.rules import view_rule_action
 from .beliefs import BETA, EPS, Beliefs, card_rows, lead_likelihoods
 from .budget import MAX_UNITS, Deadline, OutOfTime
 from .determinized import CLOSE_MARGIN, solvable
