@@ -25,6 +25,7 @@ from agents.protocol.sandbox import check_binds, check_sandbox, protect, seal
 from agents.registry import KNOWN_AGENTS, check_plays
 from sixtysix_env.variants import rules_from_spec
 
+from ..core.stats import bradley_terry
 from .corrected import PLAIN, corrected_figure
 from .fairness import LOW_CPU_SHARE, ReferenceGuard, cpu_share, share_text
 from .lines import table_of
@@ -51,7 +52,6 @@ from .report import RoundRobinResult
 from .runner import AgentLike, GameLine, Setup, backend_for, play_missing
 from .schedule import Task, pairings, schedule, secret_seed
 from .sprt import SequentialStop
-from .stats import bradley_terry
 from .verify import outcome_problem
 
 RunResult = tuple[list[str], dict[str, Any], list[GameLine]]
@@ -109,7 +109,7 @@ def round_robin(specs: Sequence[AgentLike], *, options: ArenaOptions | None = No
 
     Ratings are a Bradley-Terry fit over all games (``prior_draws`` virtual
     draws per pairing keep a perfect score finite; see
-    :func:`~agents.arena.stats.bradley_terry`). ``sprt`` (exactly two bots)
+    :func:`~agents.core.stats.bradley_terry`). ``sprt`` (exactly two bots)
     stops early as in :func:`head_to_head`; the pairing then holds the verdict.
     """
     opts = ArenaOptions.of(options, **fields)

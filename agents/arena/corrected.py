@@ -30,9 +30,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.stats import ratio_interval
 from .counting import counted_deals, forfeit_net
 from .lines import AIVAT, MAX_NOTE, jsonable
-from .stats import ratio_interval
 
 PLAIN = "plain"
 AIVAT_WEIGHT1 = "aivat-weight1"  # the luck terms with weight 1 (AIVAT as published); "aivat": cross-fitted

@@ -25,7 +25,16 @@ from .lines import jsonable
 
 if TYPE_CHECKING:
     from .corrected import CorrectedFigure
-from .stats import SPRT_H0, SPRT_H1, SprtResult, elo_from_score, los, ratio_interval, sprt, wilson_interval
+from ..core.stats import (
+    SPRT_H0,
+    SPRT_H1,
+    SprtResult,
+    elo_from_score,
+    los,
+    ratio_interval,
+    sprt,
+    wilson_interval,
+)
 
 
 @dataclass

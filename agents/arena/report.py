@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from ..core.stats import Ratings
 from .fairness import share_text
 from .lines import jsonable
 from .pairing import PairingStats, percent
-from .stats import Ratings
 
 RATING_HEAD = ["rank", "bot", "Elo", "95% CI", "games", "score"]
 PAIR_HEAD = ["A vs B", "games", "A win", "95% CI", "deals", "A deal win", "A pts/deal", "95% CI",

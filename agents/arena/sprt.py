@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
+from ..core.stats import SPRT_H0, SPRT_H1, SPRT_UNDECIDED, SprtResult, gsprt_points, sprt
 from .corrected import (
     DEFAULT_VALUE,
     ESTIMATOR_NAMES,
@@ -29,7 +30,6 @@ from .corrected import (
 from .counting import counted_deals
 from .lines import AIVAT
 from .pairing import PairingStats
-from .stats import SPRT_H0, SPRT_H1, SPRT_UNDECIDED, SprtResult, gsprt_points, sprt
 
 __all__ = ["SPRT_H0", "SPRT_H1", "SPRT_UNDECIDED", "SequentialStop", "SprtSettings", "sprt_settings"]
 

@@ -243,7 +243,7 @@ def pairing_points(lines: Sequence[Mapping[str, Any]], a: int, b: int, value: Va
     cluster ratio interval, as the plain figure of ``agents.arena.pairing``
     does, for the plain, the AIVAT and the cross-fitted nets.
     """
-    from agents.arena.stats import ratio_interval  # numpy only when summarising
+    from agents.core.stats import ratio_interval  # numpy only when summarising
 
     from .regression import cross_fitted
 
@@ -282,7 +282,7 @@ class Estimate:
 
 def estimate(values: Sequence[float]) -> Estimate:
     """Summary of per-cluster (or per-deal) values, plain or corrected alike."""
-    from agents.arena.stats import mean_interval  # numpy only when summarising
+    from agents.core.stats import mean_interval  # numpy only when summarising
 
     m, lo, hi = mean_interval(values)
     n = len(values)

@@ -280,8 +280,8 @@ class CriticValue:
 
         from sixtysix_env.observation import encode_full
 
-        from .. import checkpoint
-        from ..nets import ValueNet, numpy_forward, numpy_layers
+        from ..core import checkpoint
+        from ..core.nets import ValueNet, numpy_forward, numpy_layers
 
         source = checkpoint.DEFAULT_CHECKPOINT if path is None else path
         ckpt = checkpoint.load(source)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from agents.arena import stats
+from agents.core import stats
 
 
 def test_wilson_known_values():
