@@ -89,7 +89,6 @@ def correction(line: Mapping[str, Any], agents: Sequence[Any], value: str) -> di
         correct_game,
         policy_of,
         seat_luck,
-        values_of,
     )
     from agents.evaluation.values import OWN, make_value, own_move_value
 
@@ -97,8 +96,7 @@ def correction(line: Mapping[str, Any], agents: Sequence[Any], value: str) -> di
         check_correctable(agents)
         fn = _VALUES.get(value) or _VALUES.setdefault(value, make_value(value))
         moves = own_move_value(agents) if value == OWN else None
-        corrections = correct_game(line, fn, [policy_of(a) for a in agents], move_value=moves,
-                                   seat_values=[values_of(a) for a in agents])
+        corrections = correct_game(line, fn, [policy_of(a) for a in agents], move_value=moves)
         points = math.fsum(c.corrected for c in corrections)
         luck = seat_luck(corrections)
     except (NotCorrectable, ReplayError, PolicyError) as e:
