@@ -9,8 +9,7 @@ search (its sampled worlds), yet the move is drawn from it, so the
 decision's luck term keeps mean zero given everything before the draw.
 The bot may also record the search's value of each move
 (``move_values(view)``): any values fixed before the draw keep the term's
-mean zero, and the search's own predict the rest of *its* play better than
-a value function that assumes other play.
+mean zero (docs/variance.md measures what they buy).
 """
 
 from __future__ import annotations
