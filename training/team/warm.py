@@ -38,10 +38,11 @@ WARM_FILE = "warm.npz"
 
 @dataclass
 class WarmData:
-    """Teacher-labelled positions: observations (float16), critic features, masks, labels, results."""
+    """Teacher-labelled positions: observations (float16), the other three hands (the critic's
+    extra input, :func:`agents.four.net.critic_features`), masks, labels, the deal results."""
 
     obs: np.ndarray
-    critic: np.ndarray
+    hands: np.ndarray
     masks: np.ndarray
     labels: np.ndarray
     results: np.ndarray
@@ -51,7 +52,7 @@ class WarmData:
 
     def save(self, path: Path) -> None:
         with open(path, "wb") as f:
-            np.savez(f, obs=self.obs, critic=self.critic, masks=self.masks, labels=self.labels,
+            np.savez(f, obs=self.obs, hands=self.hands, masks=self.masks, labels=self.labels,
                      results=self.results)
 
     @classmethod
@@ -59,11 +60,11 @@ class WarmData:
         """The run folder's ``warm.npz``, checked; a ConfigError naming it if it is not one."""
         try:
             with np.load(path, allow_pickle=False) as z:
-                data = cls(*(z[k] for k in ("obs", "critic", "masks", "labels", "results")))
+                data = cls(*(z[k] for k in ("obs", "hands", "masks", "labels", "results")))
         except (OSError, KeyError, ValueError) as e:
             raise ConfigError(f"--resume: {path} cannot be read: {str(e)[:200]}") from None
         n = len(data.labels)
-        shapes = {"obs": (n, OBS4_SIZE), "critic": (n, CRITIC4_SIZE), "masks": (n, N_ACTIONS)}
+        shapes = {"obs": (n, OBS4_SIZE), "hands": (n, CRITIC4_SIZE - OBS4_SIZE), "masks": (n, N_ACTIONS)}
         ok = all(getattr(data, k).shape == v for k, v in shapes.items()) and data.results.shape == (n,)
         in_range = n == 0 or (data.labels.min() >= 0 and data.labels.max() < N_ACTIONS
                               and bool(data.masks[np.arange(n), data.labels].all()))
@@ -77,7 +78,7 @@ def generate(cfg: TeamConfig) -> WarmData:
     teacher = make_four_agent(cfg.warm_teacher, derive_seed(cfg.seed, "warm-teacher"))
     explore = random.Random(derive_seed(cfg.seed, "warm-explore"))
     obs: list[np.ndarray] = []
-    critic: list[np.ndarray] = []
+    hands: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     labels: list[int] = []
     seats: list[int] = []
@@ -90,7 +91,7 @@ def generate(cfg: TeamConfig) -> WarmData:
             o, m = encode_four(view)
             label = int(teacher.act(view))
             obs.append(o.astype(np.float16))
-            critic.append(critic_features(o, s, s.to_act)[OBS4_SIZE:].astype(np.float16))
+            hands.append(critic_features(o, s, s.to_act)[OBS4_SIZE:].astype(bool))
             masks.append(m.astype(bool))
             labels.append(label)
             seats.append(s.to_act)
@@ -98,8 +99,8 @@ def generate(cfg: TeamConfig) -> WarmData:
             s.apply(explore.choice(legal) if explore.random() < cfg.warm_explore else label)
         results.extend(deal_result(s, team_of(seat)) for seat in seats[first:])
     o_arr = np.stack(obs) if obs else np.zeros((0, OBS4_SIZE), np.float16)
-    c_arr = np.concatenate([o_arr, np.stack(critic) if critic else np.zeros((0, 3 * 24), np.float16)], axis=1)
-    return WarmData(o_arr, c_arr, np.stack(masks) if masks else np.zeros((0, N_ACTIONS), bool),
+    h_arr = np.stack(hands) if hands else np.zeros((0, CRITIC4_SIZE - OBS4_SIZE), bool)
+    return WarmData(o_arr, h_arr, np.stack(masks) if masks else np.zeros((0, N_ACTIONS), bool),
                     np.asarray(labels, np.int64), np.asarray(results, np.float32))
 
 
@@ -121,7 +122,8 @@ def pretrain(cfg: TeamConfig, data: WarmData, policy: PolicyNet, critic: ValueNe
         for start in range(0, len(order) - size + 1, size):
             idx = order[start:start + size]
             p_loss = imitation_loss(policy, data, idx)
-            pred = critic(torch.from_numpy(data.critic[idx].astype(np.float32)))
+            feats = np.concatenate([data.obs[idx], data.hands[idx]], axis=1).astype(np.float32)
+            pred = critic(torch.from_numpy(feats))
             v_loss = 0.5 * ((pred - torch.from_numpy(data.results[idx])) ** 2).mean()
             optimizer.zero_grad()
             (p_loss + cfg.vf_coef * v_loss).backward()
