@@ -73,7 +73,7 @@ class Prequential:
         self.sxx: np.ndarray | None = None
         self.sxy: np.ndarray | None = None
         self.sy = 0.0
-        self.fitted: list[tuple[float, float]] = []  # (plain, weighted) of the clusters with weights
+        self.fitted = np.zeros(5)  # count, sums and sums of squares of (plain, weighted) with weights
 
     def weights(self) -> np.ndarray | None:
         """The weights for the next cluster, fitted on the clusters so far (None: too few)."""
@@ -91,10 +91,10 @@ class Prequential:
     def helps(self) -> bool:
         """Whether the weighted values so far vary less than the plain ones, once there are
         ``min_fit`` of them (before: weight 1 is applied, fitted weights are not)."""
-        if len(self.fitted) < self.min_fit:
+        k, sp, sw, qp, qw = self.fitted
+        if k < self.min_fit:
             return self.fixed
-        plain, weighted = np.array(self.fitted).T
-        return bool(weighted.var() < plain.var())
+        return bool(qw - sw * sw / k < qp - sp * sp / k)
 
     def add(self, y: float, x: Sequence[float]) -> float:
         """The value of the next cluster (plain result ``y``, luck ``x``); then learn from it."""
@@ -110,7 +110,7 @@ class Prequential:
         if w is not None:
             weighted = y - float(xv @ w)
             value = weighted if self.helps() else y
-            self.fitted.append((y, weighted))
+            self.fitted += (1.0, y, weighted, y * y, weighted * weighted)
         assert self.sxx is not None and self.sxy is not None
         self.sx += xv
         self.sxx += np.outer(xv, xv)
