@@ -18,6 +18,7 @@ from sixtysix_env.aec_four import OBS4_SIZE
 from sixtysix_env.four_deals import deal_four
 from sixtysix_env.four_knowledge import view_four
 from training.config import config_from_dict
+from training.team import ship
 from training.team.config import TeamConfig, requested
 from training.team.rollout import Collector, batch_of
 
@@ -35,7 +36,10 @@ def test_train_resume_and_play(train, tmp_path: Path, capsys) -> None:
     assert "vs heuristic: " in out and "95% CI" in out
     assert train.main(["--resume", "name=team-smoke", f"run_dir={tmp_path}", "updates=3"]) == 0
     assert load_team(last)["update"] == 3
-    bots = [make_four_agent(spec, seat) for seat, spec in enumerate([f"net:{last}", "heuristic"] * 2)]
+    shipped = tmp_path / "team.pt"
+    assert ship.main([str(last), str(shipped)]) == 0
+    assert set(load_team(shipped)) == {*ship.KEEP} and "critic" not in load_team(shipped)
+    bots = [make_four_agent(spec, seat) for seat, spec in enumerate([f"net:{shipped}", "heuristic"] * 2)]
     s = deal_four(5, dealer=1)
     while not s.is_over:
         s.apply(bots[s.to_act].act(view_four(s, s.to_act)))  # the network's moves are legal
