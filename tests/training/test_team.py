@@ -45,6 +45,10 @@ def test_train_resume_and_play(train, tmp_path: Path, capsys) -> None:
         s.apply(bots[s.to_act].act(view_four(s, s.to_act)))  # the network's moves are legal
     assert s.result is not None
     assert "net:PATH" in describe_four_agents()
+    warm = tmp_path / "team-smoke" / "warm.npz"  # a new run on these positions plays no teacher deals
+    assert train.main(["--config", SMOKE, f"run_dir={tmp_path}", "name=again", f"warm_data={warm}",
+                       "updates=1", "eval_deals=0"]) == 0
+    assert load_team(tmp_path / "again" / "last.pt")["warm_done"] is True
 
 
 def test_rewards_are_team_game_points() -> None:
@@ -77,7 +81,10 @@ def test_hostile_checkpoints_are_one_line(tmp_path: Path) -> None:
 
 
 def test_bad_team_configs(train, tmp_path: Path, capsys) -> None:
-    for bad in ("players=2", "warm_teacher=net:x.pt", "opp_bot_spec=pimc", "deals_per_update=0"):
+    junk = tmp_path.parent / "junk.npz"
+    junk.write_bytes(b"PK not an npz")
+    for bad in ("players=2", "warm_teacher=net:x.pt", "opp_bot_spec=pimc", "deals_per_update=0",
+                f"warm_data={junk}", f"warm_data={tmp_path.parent / 'missing.npz'}"):
         assert train.main(["--config", SMOKE, f"run_dir={tmp_path}", bad]) == 2
         err = capsys.readouterr().err
         assert err.startswith("error: ") and err.count("\n") == 1, err

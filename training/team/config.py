@@ -46,6 +46,12 @@ def four_bot(key: str, value: str) -> None:
         raise ConfigError(f"config key {key!r}: {e}") from None
 
 
+def file_path(key: str, value: str) -> None:
+    """'' or a file path (its contents are checked when it is read)."""
+    if "\0" in value or len(value) > 4096:
+        raise ConfigError(f"config key {key!r} must be '' or a file path, got {value[:80]!r}")
+
+
 def players(key: str, value: int) -> None:
     if value != PLAYERS:
         raise ConfigError(f"config key {key!r} must be {PLAYERS} for a team run (two-player configs have "
@@ -75,7 +81,11 @@ class TeamConfig:
     warm_explore: float = knob(0.1, "chance that a move of a warm-start deal is a random legal one "
                                "(the teacher still labels it): positions off the teacher's own path",
                                between(0, 1))
+    warm_data: str = knob("", "read the warm-start positions from this file (another team run's "
+                          "warm.npz, checked when read) instead of playing warm_deals deals; '': play them",
+                          file_path)
     warm_epochs: int = knob(10, "passes of minibatch Adam over the warm-start positions", AT_LEAST_0)
+    warm_learning_rate: float = knob(1e-3, "Adam step size of the warm start", above(0))
     imitation_coef: float = knob(0.5, "weight of the cross-entropy towards the teacher's moves on "
                                  "warm-start positions in each PPO minibatch, decaying linearly to 0 at "
                                  "the last update", AT_LEAST_0)

@@ -144,17 +144,22 @@ def save(run: TeamRun, path: Path, full: bool) -> None:
     checkpoint.save_atomic(build_team(dataclasses.asdict(run.cfg), run.policy, **entries), path)
 
 
-def warm_start(run: TeamRun) -> dict[str, float]:
-    """Imitate the teacher team (new runs with ``warm_deals``), or read its positions back."""
+def warm_start(run: TeamRun, given: WarmData | None) -> dict[str, float]:
+    """Imitate the teacher team (new runs with ``warm_deals``, or on the positions ``given``
+    from ``warm_data``), or read a resumed run's positions back."""
     cfg, path = run.cfg, run.dir / WARM_FILE
-    if cfg.warm_deals == 0:
+    if cfg.warm_deals == 0 and not cfg.warm_data:
         run.warm_done = True
         return {}
     if run.warm_done:
         run.warm = WarmData.load(path) if path.is_file() else None
         return {}
-    print(f"warm start: {cfg.warm_teacher} plays {cfg.warm_deals:,} deals ...", flush=True)
-    run.warm = generate(cfg)
+    if given is not None:
+        print(f"warm start: the {len(given):,} positions of {cfg.warm_data}", flush=True)
+        run.warm = given
+    else:
+        print(f"warm start: {cfg.warm_teacher} plays {cfg.warm_deals:,} deals ...", flush=True)
+        run.warm = generate(cfg)
     run.warm.save(path)
     metrics = pretrain(cfg, run.warm, run.policy, run.critic, run.optimizer)
     run.warm_done = True
@@ -165,6 +170,7 @@ def train(cfg: TeamConfig, resume: bool = False, overrides: dict[str, Any] | Non
     """Run (or, with ``resume``, continue) a team run in ``<run_dir>/<name>``; the finished run."""
     folder = Path(cfg.run_dir) / cfg.name
     ckpt, cfg = resume_from(folder / "last.pt", overrides or {}) if resume else (None, cfg)
+    given = WarmData.load(Path(cfg.warm_data)) if cfg.warm_data and ckpt is None else None  # before any write
     with run_folder.claim(folder, resume, "updates=N"):
         run = start(cfg, folder, ckpt)
         run_folder.write_config(folder, dataclasses.asdict(cfg))
@@ -174,7 +180,7 @@ def train(cfg: TeamConfig, resume: bool = False, overrides: dict[str, Any] | Non
         logger = Logger(folder, False, False, cfg.updates, run.deals, cfg.name)
         cpu0 = time.process_time()
         try:
-            warm = warm_start(run)
+            warm = warm_start(run, given)
             run.cpu_s += time.process_time() - cpu0
             cpu0 = time.process_time()
             save(run, folder / "last.pt", full=True)

@@ -57,19 +57,21 @@ class WarmData:
 
     @classmethod
     def load(cls, path: Path) -> WarmData:
-        """The run folder's ``warm.npz``, checked; a ConfigError naming it if it is not one."""
+        """A ``warm.npz`` (arrays only, no pickles), checked; a ConfigError naming it if it is not one."""
         try:
+            if not path.is_file():
+                raise ValueError("not a regular file")
             with np.load(path, allow_pickle=False) as z:
                 data = cls(*(z[k] for k in ("obs", "hands", "masks", "labels", "results")))
-        except (OSError, KeyError, ValueError) as e:
-            raise ConfigError(f"--resume: {path} cannot be read: {str(e)[:200]}") from None
+        except (OSError, KeyError, ValueError, EOFError) as e:
+            raise ConfigError(f"warm-start positions {path} cannot be read: {str(e)[:200]}") from None
         n = len(data.labels)
         shapes = {"obs": (n, OBS4_SIZE), "hands": (n, CRITIC4_SIZE - OBS4_SIZE), "masks": (n, N_ACTIONS)}
         ok = all(getattr(data, k).shape == v for k, v in shapes.items()) and data.results.shape == (n,)
         in_range = n == 0 or (data.labels.min() >= 0 and data.labels.max() < N_ACTIONS
                               and bool(data.masks[np.arange(n), data.labels].all()))
         if not ok or not in_range or not np.isfinite(data.obs.astype(np.float32)).all():
-            raise ConfigError(f"--resume: {path} does not hold this run's warm-start positions")
+            raise ConfigError(f"{path} does not hold warm-start positions of this version's observations")
         return data
 
 
@@ -113,8 +115,11 @@ def imitation_loss(policy: PolicyNet, data: WarmData, idx: np.ndarray) -> torch.
 
 def pretrain(cfg: TeamConfig, data: WarmData, policy: PolicyNet, critic: ValueNet,
              optimizer: torch.optim.Optimizer) -> dict[str, float]:
-    """``warm_epochs`` passes of minibatch Adam: the policy on the labels, the critic on the results."""
+    """``warm_epochs`` passes of minibatch Adam (step ``warm_learning_rate``): the policy on the
+    labels, the critic on the results."""
     gen = np.random.default_rng(derive_seed(cfg.seed, "warm-train"))
+    for group in optimizer.param_groups:
+        group["lr"] = cfg.warm_learning_rate
     size = 256
     p_loss = v_loss = torch.zeros(())
     for _ in range(cfg.warm_epochs):
@@ -129,4 +134,6 @@ def pretrain(cfg: TeamConfig, data: WarmData, policy: PolicyNet, critic: ValueNe
             (p_loss + cfg.vf_coef * v_loss).backward()
             torch.nn.utils.clip_grad_norm_(optimizer.param_groups[0]["params"], cfg.max_grad_norm)
             optimizer.step()
+    for group in optimizer.param_groups:
+        group["lr"] = cfg.learning_rate
     return {"warm/imitation": p_loss.item(), "warm/value": v_loss.item(), "warm/positions": float(len(data))}
