@@ -71,5 +71,7 @@ def test_the_corrected_figure_counts_the_forfeited_deal_too():
     won = {"index": 1, "seats": [1, 0], "winner": 1, "cluster": 1, "forfeit": None,
            "deals": [{"winner": 1, "game_points": 1, "reason": "declared"}],
            "aivat": {"value": "solver", "points": [-0.5, 0.5]}}
-    fig = corrected_figure([forfeited, won], 0, 1, "solver")
+    fig = corrected_figure([forfeited, won], 0, 1, "solver", "aivat-weight1")
     assert fig.points_per_deal == pytest.approx((-3 + 0.5) / 2)
+    fig = corrected_figure([forfeited, won], 0, 1, "solver")  # two clusters: too few to fit weights
+    assert fig.points_per_deal == pytest.approx((-3 + 1) / 2) and fig.used == "plain"
