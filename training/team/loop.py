@@ -82,6 +82,7 @@ class TeamRun:
     deals: int = 0  # deals played in PPO: the log's step
     best: float = -math.inf
     cpu_s: float = 0.0  # CPU seconds of all invocations (the warm start included)
+    clock: float = field(default_factory=time.process_time)  # this process's CPU time when cpu_s was counted
     warm_done: bool = False
     warm: WarmData | None = None
     resumed: bool = False
@@ -178,18 +179,17 @@ def train(cfg: TeamConfig, resume: bool = False, overrides: dict[str, Any] | Non
         print(f"run folder: {folder} ({state}, to update {cfg.updates}); checkpoint: {folder / 'last.pt'}; "
               f"metrics: {folder / 'metrics.csv'}", flush=True)
         logger = Logger(folder, False, False, cfg.updates, run.deals, cfg.name)
-        cpu0 = time.process_time()
+        run.clock = time.process_time()
         try:
             warm = warm_start(run, given)
-            run.cpu_s += time.process_time() - cpu0
-            cpu0 = time.process_time()
+            count_cpu(run)
             save(run, folder / "last.pt", full=True)
             if warm:
                 logger.log(run.deals, warm)
             loop(run, logger)
         except KeyboardInterrupt:
             with signals_held(redeliver=False):
-                run.cpu_s += time.process_time() - cpu0
+                count_cpu(run)
                 save(run, folder / "last.pt", full=True)
             raise
         finally:
@@ -197,11 +197,17 @@ def train(cfg: TeamConfig, resume: bool = False, overrides: dict[str, Any] | Non
     return run
 
 
+def count_cpu(run: TeamRun) -> None:
+    """Add this process's CPU time since the last count to ``run.cpu_s``."""
+    now = time.process_time()
+    run.cpu_s += now - run.clock
+    run.clock = now
+
+
 def loop(run: TeamRun, logger: Logger) -> None:
     """Updates from ``run.update`` to ``updates``: collect, GAE, update, checkpoint, evaluate, log."""
     cfg = run.cfg
     began = time.monotonic()
-    cpu0, cpu_before = time.process_time(), run.cpu_s
     while run.update < cfg.updates:
         run.snapshot_net.load_state_dict(run.snapshots[int(run.rng.integers(len(run.snapshots)))]
                                          if run.snapshots else run.policy.state_dict())
@@ -213,7 +219,7 @@ def loop(run: TeamRun, logger: Logger) -> None:
             losses = ppo_update(run, batch, coef if run.warm is not None and len(run.warm) else 0.0)
             run.update += 1
             run.deals += cfg.deals_per_update
-            run.cpu_s = cpu_before + time.process_time() - cpu0
+            count_cpu(run)
             if checkpoint.nonfinite({"policy": run.policy.state_dict(), "critic": run.critic.state_dict()}):
                 raise checkpoint.NonFiniteWeightsError(
                     f"update {run.update} left NaN or infinite weights (learning_rate too high?); "
@@ -232,7 +238,7 @@ def loop(run: TeamRun, logger: Logger) -> None:
                         for k, v in results.items() if v and k != "self"})
         if finished or (cfg.eval_every > 0 and run.update % cfg.eval_every == 0):
             metrics.update(evaluate(run))
-            run.cpu_s = cpu_before + time.process_time() - cpu0
+            count_cpu(run)
         logger.log(run.deals, metrics)
         if finished:
             save(run, run.dir / "last.pt", full=True)  # with the evaluation's CPU time
