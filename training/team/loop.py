@@ -302,7 +302,7 @@ def report(run: TeamRun) -> str:
         lines.append("the greedy network, duplicate deals, " + run.final.line())
     bot = shlex.quote(f"net:{d / 'last.pt'}")
     lines += [f"checkpoint: {d / 'last.pt'}",
-              f"measure it: sixtysix arena --players 4 {bot} heuristic --games 300",
+              f"measure it: sixtysix arena --players 4 {bot} heuristic --unit deal --games 300",
               "go on:      " + shlex.join(["python", "train.py", "--resume", f"name={d.name}",
                                           f"run_dir={d.parent}", f"updates={2 * cfg.updates}"])]
     return "\n".join(lines)
