@@ -53,13 +53,14 @@ def test_train_resume_and_play(train, tmp_path: Path, capsys) -> None:
 
 def test_rewards_are_team_game_points() -> None:
     cfg = config_from_dict({"deals_per_update": 6, "hidden": [8], "critic_hidden": [8], "opp_self": 1.0,
-                            "opp_snapshot": 0.0, "opp_bot": 0.0}, schema=TeamConfig)
+                            "opp_snapshot": 0.0, "opp_bot": 0.0, "match_scores": True}, schema=TeamConfig)
     torch.manual_seed(0)
     policy, critic = PolicyNet(OBS4_SIZE, [8]), ValueNet(CRITIC4_SIZE, [8])
     c = Collector(cfg, 0, np.random.default_rng(0))
     while c.step(policy, critic, policy):
         pass
     assert len(c.trajs) == 24  # every seat of every self-play deal learns
+    assert any(s.match_scores != [0, 0] for s in c.states)  # dealt at match scores 0..6
     for i, s in enumerate(c.states):
         totals = [sum(c.rows["reward"][r] for r in c.trajs[(i, seat)]) for seat in range(4)]
         assert totals[0] == totals[2] == -totals[1] == -totals[3]  # partners share, teams zero-sum

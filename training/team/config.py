@@ -99,6 +99,9 @@ class TeamConfig:
                                "current one until the first snapshot)", AT_LEAST_0)
     opp_bot: float = knob(0.25, "share of deals against the bot team opp_bot_spec", AT_LEAST_0)
     opp_bot_spec: str = knob("heuristic", "the bot team of opp_bot", four_bot)
+    match_scores: bool = knob(False, "deal each training deal at match scores drawn from 0..6 for each "
+                              "team, so the network sees its match-score inputs move; false: every "
+                              "deal is a match's first (0:0)")
     snapshot_every: int = knob(10, "updates between snapshots", AT_LEAST_1)
     snapshot_pool: int = knob(10, "snapshots kept", AT_LEAST_1)
     trick_shaping: float = knob(0.0, "potential-based shaping: each decision is also rewarded with "

@@ -84,8 +84,9 @@ class Collector:
         self.kinds = rng.choice(KINDS, size=n, p=[w[k] for k in KINDS])
         learner_teams = rng.integers(0, 2, size=n)
         self.who = [controllers(str(k), int(t)) for k, t in zip(self.kinds, learner_teams, strict=True)]
-        self.states = [deal_four(derive_seed(cfg.seed, "team-deal", update, i), dealer=i % 4)
-                       for i in range(n)]
+        scores = rng.integers(0, 7, size=(n, 2)) if cfg.match_scores else np.zeros((n, 2), np.int64)
+        self.states = [deal_four(derive_seed(cfg.seed, "team-deal", update, i), dealer=i % 4,
+                                 match_scores=[int(x) for x in scores[i]]) for i in range(n)]
         self.bot = make_four_agent(cfg.opp_bot_spec, derive_seed(cfg.seed, "team-bot", update))
         self.rows: dict[str, list[Any]] = {
             k: [] for k in ("obs", "mask", "critic", "action", "logprob", "value", "reward")}
