@@ -30,6 +30,7 @@ from agents.arena import run, summarize
 from agents.arena.corrected import AIVAT_WEIGHT1, corrected_figure, correction, luck_of, plain_net
 from agents.arena.lines import AIVAT
 from agents.arena.runner import game_line
+from agents.arena.argtypes import positive_int
 from agents.arena.schedule import schedule
 from agents.evaluation.regression import cross_fitted
 from agents.play import play_game
@@ -104,7 +105,7 @@ def measure(a: str, b: str, games: int, seed: int, value: str, reuse: bool = Fal
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=200, help="games (single deals) per pairing")
+    ap.add_argument("--games", type=positive_int, default=200, help="games (single deals) per pairing")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--value", default="solver")
     ap.add_argument("--pairing", action="append", help="A@B (default: a fixed list)")

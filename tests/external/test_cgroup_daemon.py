@@ -76,10 +76,11 @@ def _end(sessions: set[int]) -> None:
         time.sleep(0.01)
 
 
-def _ours() -> list[str]:
+def _ours() -> set[str]:
+    """This process's bot groups (other tests in this process may still hold some of theirs)."""
     lay = layout()
     prefix = f"{PREFIX}{os.getpid()}-"
-    return [n for p in (lay.v2, *lay.v1.values()) if p for n in os.listdir(p) if n.startswith(prefix)]
+    return {n for p in (lay.v2, *lay.v1.values()) if p for n in os.listdir(p) if n.startswith(prefix)}
 
 
 def _needs(sandbox: bool) -> None:
@@ -92,6 +93,7 @@ def test_a_pid_hopping_daemon_is_seen_then_ends_with_its_process(tmp_path: Path,
     """The daemon is found while its bot runs (so the test sees it), and never after the bot's end."""
     _needs(sandbox)
     token = f"hop-{uuid.uuid4().hex}"
+    before = _ours()
     argv = [*BOT, "hopper", token]
     proc = BotProcess(tuple(sandbox_argv(argv) if sandbox else argv), str(tmp_path / "hop.log"))
     try:
@@ -104,20 +106,21 @@ def test_a_pid_hopping_daemon_is_seen_then_ends_with_its_process(tmp_path: Path,
     _end(running | left)
     assert running, "the daemon was not seen running: the test cannot see it"
     assert not left, "a bot's hopping daemon outlived its process"
-    assert not _ours(), "a bot's control group was left behind"
+    assert not _ours() - before, "a bot's control group was left behind"
 
 
 @pytest.mark.parametrize("sandbox", [False, True])
 def test_a_pid_hopping_daemon_ends_with_its_game(tmp_path: Path, sandbox: bool) -> None:
     _needs(sandbox)
     token = f"hop-{uuid.uuid4().hex}"
+    before = _ours()
     st = head_to_head(spec([*BOT, "hopper", token], tmp_path / "logs", sandbox=int(sandbox)), "random",
                       games=2, unit="deal")
     assert st.forfeits == 0
     left = _seen(token, 1.0)
     _end(left)
     assert not left, "a bot's hopping daemon outlived its game"
-    assert not _ours(), "a bot's control group was left behind"
+    assert not _ours() - before, "a bot's control group was left behind"
 
 
 ARENA = ("import sys; from agents.arena import run; "
