@@ -75,8 +75,8 @@ def test_readme_commands_install_cpu_torch_then_the_project(job):
 
 def test_readme_test_command_is_what_ci_runs():
     run = install_commands()["tests"].split("&&")[-1].strip()
-    assert run == ".venv/bin/python -m pytest -q"
-    assert ".venv/bin/python -m pytest -q" in (ROOT / ".ci" / "run").read_text()
+    assert run == ".venv/bin/python -m pytest -q -n 2 --dist loadfile"
+    assert f"\n{run}\n" in (ROOT / ".ci" / "run").read_text()
 
 
 def test_readme_train_command_prints_the_promised_summary(tmp_path):
