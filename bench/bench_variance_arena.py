@@ -27,10 +27,10 @@ import time
 import numpy as np
 
 from agents.arena import run, summarize
+from agents.arena.argtypes import positive_int
 from agents.arena.corrected import AIVAT_WEIGHT1, corrected_figure, correction, luck_of, plain_net
 from agents.arena.lines import AIVAT
 from agents.arena.runner import game_line
-from agents.arena.argtypes import positive_int
 from agents.arena.schedule import schedule
 from agents.evaluation.regression import cross_fitted
 from agents.play import play_game

@@ -2,7 +2,7 @@
 
     python bench/readme_numbers.py              # count the tests and slow ones (pytest --collect-only)
     python bench/readme_numbers.py --write      # the same, into docs/readme_numbers.json and README.md
-    python bench/readme_numbers.py --time suite --write   # time the suite (python -m pytest -q -n 2 --dist loadfile), 12+ min
+    python bench/readme_numbers.py --time suite --write   # time the suite (pytest -n 2), 12+ min
     python bench/readme_numbers.py --time train --write   # time the main job (python train.py), 13+ min
 
 Counting takes about a minute and loads nothing; timing runs the job itself, so do it on a quiet machine:
@@ -81,7 +81,8 @@ def timed(job: str) -> dict:
     """Run the job once; its wall time with the machine and the load around it."""
     with tempfile.TemporaryDirectory() as tmp:
         if job == "suite":
-            command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile"]
+            command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                       "-n", "2", "--dist", "loadfile"]
             shown = "python -m pytest -q -n 2 --dist loadfile"
         else:
             command = [sys.executable, "train.py", f"run_dir={tmp}/run", "progress=false"]

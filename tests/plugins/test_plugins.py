@@ -60,7 +60,8 @@ def test_import_path_and_file_specs_with_constructor_parameters(file_bot):
 
 
 def test_builtin_specs_keep_their_meaning():
-    assert parse_spec("pimc:worlds=30") == ("pimc", {"worlds": 30, "depth": 1, "infer": 0, "temp": 0.0, "move_time": None})
+    assert parse_spec("pimc:worlds=30") == ("pimc", {"worlds": 30, "depth": 1, "infer": 0, "temp": 0.0,
+                                                      "move_time": None})
     assert parse_spec("ppo:a:b.pt")[1]["path"] == "a:b.pt"
 
 
