@@ -73,17 +73,25 @@ class Client:
         self._io: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        if self._io is None:
-            self._io = await asyncio.open_connection(self.host, self.port, local_addr=self.local)
-        reader, writer = self._io
         data = b"" if body is None else json.dumps(body).encode()
         head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nContent-Length: {len(data)}\r\n"
         if body is not None:
             head += "Content-Type: application/json\r\n"
         if self.cookie:
             head += f"Cookie: {self.cookie}\r\n"
-        writer.write(head.encode() + b"\r\n" + data)
-        status = int((await reader.readline()).split()[1])
+        fresh = self._io is None
+        reader = await self._send(head.encode() + b"\r\n" + data)
+        try:
+            line = await reader.readline()
+        except ConnectionError:
+            line = b""
+        if not line and not fresh:  # the server closed the idle keep-alive connection: a browser reconnects
+            await self.close()
+            reader = await self._send(head.encode() + b"\r\n" + data)
+            line = await reader.readline()
+        if not line:
+            raise ConnectionResetError(f"{method} {path}: the server closed the connection without a reply")
+        status = int(line.split()[1])
         length = 0
         while (line := await reader.readline()) not in (b"\r\n", b""):
             key, _, value = line.decode("latin-1").partition(":")
@@ -94,10 +102,20 @@ class Client:
                 self.cookie = value.strip().split(";")[0]
         return status, json.loads(await reader.readexactly(length))
 
+    async def _send(self, request: bytes) -> asyncio.StreamReader:
+        if self._io is None:
+            self._io = await asyncio.open_connection(self.host, self.port, local_addr=self.local)
+        self._io[1].write(request)
+        return self._io[0]
+
     async def close(self) -> None:
         if self._io is not None:
-            self._io[1].close()
-            await self._io[1].wait_closed()
+            io, self._io = self._io, None
+            io[1].close()
+            try:
+                await io[1].wait_closed()
+            except OSError:  # already reset by the server
+                pass
 
 
 async def play_one(base: str, seed: int, vs: str, episode: str, res: Result,
