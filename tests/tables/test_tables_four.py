@@ -104,6 +104,10 @@ def play_four(client: Any, seed: int, episode: str, opponents: str, rng: random.
         elif roll < 0.2:
             refused(client, mirror, st, {"action": rng.choice(["exchange", "close", "continue"])}, 422)
         r = client.post("/api/game/move", json={"action": pick(st, rng), "version": st["version"]})
+        if r.status_code == 409 and "moved on" in r.text:  # the table moved on: reload, as the page does
+            data = client.get("/api/game").json()
+            mirror.check(data)
+            continue
         assert r.status_code == 200, r.text
         data = r.json()
         mirror.check(data)
